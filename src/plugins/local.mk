@@ -1,0 +1,1 @@
+# Slurm plugins (thin adapters over the core).  Filled in below.

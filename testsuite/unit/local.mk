@@ -1,0 +1,21 @@
+# Check unit tests.  Every test program is built twice: normally, and with
+# AddressSanitizer + UBSan over the core sources (suffix _asan).
+if HAVE_CHECK
+UNIT_CFLAGS = $(FW_CORE_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/testsuite/unit
+UNIT_LIBS = $(CHECK_LIBS) -lm
+
+check_PROGRAMS += testsuite/unit/test_common
+testsuite_unit_test_common_SOURCES = testsuite/unit/test_common.c $(FW_CORE_SRC)
+testsuite_unit_test_common_CFLAGS = $(UNIT_CFLAGS)
+testsuite_unit_test_common_LDADD = $(UNIT_LIBS)
+
+if HAVE_SANITIZERS
+check_PROGRAMS += testsuite/unit/test_common_asan
+testsuite_unit_test_common_asan_SOURCES = $(testsuite_unit_test_common_SOURCES)
+testsuite_unit_test_common_asan_CFLAGS = $(UNIT_CFLAGS) $(SAN_FLAGS)
+testsuite_unit_test_common_asan_LDFLAGS = $(SAN_FLAGS)
+testsuite_unit_test_common_asan_LDADD = $(UNIT_LIBS)
+endif
+
+TESTS += $(check_PROGRAMS)
+endif
