@@ -111,6 +111,18 @@ int fw_read_lines(const char *path, fw_line_cb cb, void *ctx,
 /* Same for a buffer in memory (used by tests and fuzzers). */
 int fw_read_lines_mem(const char *buf, size_t len, fw_line_cb cb, void *ctx);
 
+/*
+ * Configuration dispatch.  fairway.conf is read once; each logical line is
+ * tokenized into a struct fw_kv and offered to every core module's
+ * fw_<module>_conf_line().  A module marks the pairs it consumed in used[]
+ * (an entity line such as "Account=phys Shares=60 Priority=10" may be shared
+ * by several modules) and returns one of these.  A line with an attribute
+ * no module consumed is rejected by the dispatcher.
+ */
+#define FW_CONF_OK 0       /* consumed (some) pairs, no error */
+#define FW_CONF_UNKNOWN 1  /* nothing on this line belongs to the module */
+#define FW_CONF_ERR (-1)   /* error; err has key, value and reason */
+
 /* Case-insensitive string equality (NULL-safe: NULL equals only NULL). */
 bool fw_streq(const char *a, const char *b);
 /* strdup that aborts on allocation failure (the core never returns NULL). */
