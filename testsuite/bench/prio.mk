@@ -1,0 +1,1 @@
+# benchmark of core module 'prio': noinst_PROGRAMS += testsuite/bench/bench_prio; BENCH_PROGS += testsuite/bench/bench_prio
