@@ -1,1 +1,36 @@
-# Slurm plugins (thin adapters over the core).  Filled in below.
+# Slurm plugins: thin adapters over the core.  Built as modules without any
+# -l flags (slurmctld and libslurmfull resolve Slurm's symbols at dlopen
+# time, lazily), never with -z now.
+FW_PLUGIN_LDFLAGS = -module -avoid-version -shared -export-dynamic
+FW_PLUGIN_COMMON = src/plugins/common/fw_slurm.c src/plugins/common/fw_slurm.h
+
+plugin_LTLIBRARIES += src/plugins/priority/fairway/priority_fairway.la
+src_plugins_priority_fairway_priority_fairway_la_SOURCES = \
+	src/plugins/priority/fairway/priority_fairway.c $(FW_PLUGIN_COMMON)
+src_plugins_priority_fairway_priority_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)
+src_plugins_priority_fairway_priority_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
+src_plugins_priority_fairway_priority_fairway_la_LIBADD = src/core/libfwcore.la -lm
+
+plugin_LTLIBRARIES += src/plugins/sched/fairway/sched_fairway.la
+src_plugins_sched_fairway_sched_fairway_la_SOURCES = \
+	src/plugins/sched/fairway/sched_fairway.c $(FW_PLUGIN_COMMON)
+src_plugins_sched_fairway_sched_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)
+src_plugins_sched_fairway_sched_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
+src_plugins_sched_fairway_sched_fairway_la_LIBADD = src/core/libfwcore.la -lm
+
+# Stage the built plugins in <builddir>/plugins so a local cluster can name
+# that directory first in a colon-separated PluginDir.
+all-local: stage-plugins
+stage-plugins: $(plugin_LTLIBRARIES)
+	@$(MKDIR_P) plugins
+	@for la in $(plugin_LTLIBRARIES); do \
+	  so=`dirname $$la`/.libs/`basename $$la .la`.so; \
+	  cp -f $$so plugins/; \
+	done
+.PHONY: stage-plugins
+
+# Only the .so belongs in Slurm's PluginDir.
+install-exec-hook:
+	rm -f $(DESTDIR)$(plugindir)/priority_fairway.la $(DESTDIR)$(plugindir)/sched_fairway.la
+clean-local:
+	rm -rf plugins

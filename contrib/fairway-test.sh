@@ -1,0 +1,16 @@
+#!/bin/bash
+# README command 2: on a fresh Debian 12 machine, install everything, build,
+# and run the whole test suite (unit tests plain and under ASan/UBSan, then
+# live-cluster tests on real slurmctld/slurmd daemons).  .ci/run calls this.
+#   contrib/fairway-test.sh [live-test-name ...]
+set -u
+source "$(dirname "$0")/build.sh"
+fw_prepare
+step "unit tests (Check, plain + ASan/UBSan)" "$LOGDIR/unit.log" make -C "$top" -j2 check
+export FW_LIVE_DIR=${FW_LIVE_DIR:-$top/_logs/live}
+echo "==> live-cluster tests (logs in $FW_LIVE_DIR)"
+if ! bash "$top/testsuite/live/run.sh" "$@"; then
+  echo "--- live-cluster tests failed; see $FW_LIVE_DIR" >&2
+  exit 1
+fi
+echo "==> all tests passed"
