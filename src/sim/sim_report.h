@@ -1,0 +1,120 @@
+/*
+ * sim_report.h - what a simulation run produced, and its outputs:
+ *
+ *   jobs.csv       one line per job (times, nodes, priority and its sprio
+ *                  columns at start, backfilled, bypass count)
+ *   summary.json   metrics of the run (see struct sim_metrics)
+ *   *.svg          Gantt chart, utilisation over time, wait distribution
+ *
+ * Everything here works from the per-job outcomes alone, so the reports of
+ * a run can be tested without running the engine.
+ */
+#ifndef SIM_REPORT_H
+#define SIM_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fw_common.h"
+#include "sim_cluster.h"
+#include "sim_util.h"
+
+/* Bounded slowdown threshold (seconds): max(1, (wait+run)/max(run, tau)). */
+#define SIM_BSLD_TAU 10
+
+/* sprio's columns of a job's priority when it started. */
+struct sim_prio_cols {
+	int64_t age, assoc, fairshare, jobsize, partition, qos, tres, site,
+		nice;
+};
+
+enum sim_job_state {
+	SIM_JOB_DONE,       /* ran to its end (or to its time limit) */
+	SIM_JOB_UNFINISHED, /* still running or pending when the run ended */
+	SIM_JOB_REJECTED,   /* can never run on this cluster (reason says why) */
+};
+
+struct sim_outjob {
+	uint32_t id;
+	const char *user, *account, *partition, *qos;
+	enum sim_job_state state;
+	fw_time_t submit;   /* effective submit (after SWF dependencies) */
+	fw_time_t eligible; /* begin time (= submit when none) */
+	fw_time_t start;    /* -1 = never started */
+	fw_time_t end;      /* -1 = did not end */
+	uint32_t nodes, cpus;
+	const uint32_t *node; /* allocated node indices (nodes of them) */
+	uint32_t priority;    /* at start (or last computed) */
+	struct sim_prio_cols cols;
+	bool backfilled;
+	bool killed;          /* ran into its time limit */
+	uint32_t bypass;      /* times backfill started a later job first */
+	const char *reason;   /* REJECTED/UNFINISHED: why, else NULL */
+};
+
+/* An account's usage against its target share (top-level accounts). */
+struct sim_share {
+	const char *account;
+	double target;      /* normalised shares, product down the tree */
+	double usage;       /* CPU-seconds charged */
+	double fraction;    /* usage / total usage */
+};
+
+struct sim_result {
+	const struct sim_cluster *cluster;
+	const char *policy;
+	struct sim_outjob *job;
+	size_t n;
+	struct sim_share *share;
+	size_t nshares;
+	fw_time_t sim_begin, sim_end; /* simulated span */
+	double wall_sec;              /* wall time of the run */
+	/* Engine counters. */
+	uint64_t events, main_passes, bf_passes, prio_passes;
+	size_t trace_bad_lines, trace_not_started;
+	size_t defaulted_partition; /* SWF partition numbers the cluster lacks */
+};
+
+struct sim_metrics {
+	size_t jobs;            /* all jobs of the run */
+	size_t done, unfinished, rejected;
+	size_t backfilled, killed;
+	double utilisation;     /* allocated node-seconds / (nodes x makespan) */
+	double cpu_utilisation; /* requested CPU-seconds / (CPUs x makespan) */
+	int64_t makespan;       /* last end - first submit (done jobs) */
+	double mean_wait, median_wait;
+	int64_t max_wait;
+	double mean_bsld;       /* bounded slowdown, tau = SIM_BSLD_TAU */
+	double max_bsld;
+};
+
+void sim_metrics_compute(const struct sim_result *r, struct sim_metrics *m);
+
+/* Bounded slowdown of one job (wait and run in seconds). */
+double sim_bsld(int64_t wait, int64_t run);
+
+/*
+ * "n[1-4,7],gpu01" from node indices (ascending), the inverse of a Slurm
+ * hostlist expression.  Appends to b.
+ */
+void sim_hostlist_compress(const struct sim_cluster *c, const uint32_t *idx,
+			   size_t n, struct sim_buf *b);
+
+void sim_write_jobs_csv(const struct sim_result *r, struct sim_buf *b);
+void sim_write_summary_json(const struct sim_result *r,
+			    const struct sim_metrics *m, struct sim_buf *b);
+
+/* SVG charts (sim_svg.c). */
+void sim_svg_gantt(const struct sim_result *r, struct sim_buf *b);
+void sim_svg_utilisation(const struct sim_result *r, struct sim_buf *b);
+void sim_svg_waits(const struct sim_result *r, struct sim_buf *b);
+
+/*
+ * Write jobs.csv, summary.json, gantt.svg, utilisation.svg and waits.svg
+ * into dir (created if missing).  Returns 0 or -1 with err set.
+ */
+int sim_write_outputs(const struct sim_result *r, const char *dir,
+		      struct fw_err *err);
+
+#endif /* SIM_REPORT_H */

@@ -1,0 +1,120 @@
+/*
+ * sim_trace.h - the workload fairway-sim replays, and its three readers:
+ *
+ *   SWF    Standard Workload Format of the Parallel Workloads Archive
+ *   CSV    a header line naming the columns (see fairway-sim(1))
+ *   sacct  `sacct --parsable2` exports of a real Slurm cluster
+ *
+ * Each reader has a file and a buffer entry point (the file one reads the
+ * file whole and calls the buffer one).  A malformed line is reported with
+ * file, line number and reason; with skip_bad_lines the line is counted
+ * (and the first error kept) and reading goes on.  No input can crash a
+ * reader: every number is range checked.
+ */
+#ifndef SIM_TRACE_H
+#define SIM_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fw_common.h"
+#include "sim_util.h"
+
+/* Bounds that keep arithmetic on trace values far from overflow. */
+#define SIM_MAX_NODES 1000000u
+#define SIM_MAX_CPUS 100000000u
+#define SIM_MAX_GPUS 1000000u
+#define SIM_MAX_SECONDS (100LL * 366 * 86400) /* a century */
+#define SIM_MAX_LICENSES 8
+
+struct sim_lic_req {
+	const char *name; /* interned */
+	uint32_t count;
+};
+
+/* One job of the workload, as the trace describes it. */
+struct sim_job {
+	uint32_t id;
+	fw_time_t submit;
+	fw_time_t eligible;      /* begin time; 0 = eligible at submit */
+	fw_time_t deadline;      /* 0 = none */
+	const char *user;        /* interned names; NULL = not given */
+	const char *account;
+	const char *partition;
+	const char *qos;
+	uint32_t nodes;          /* 0 = derive from cpus */
+	uint32_t cpus;           /* whole job; 0 = all CPUs of its nodes */
+	uint64_t mem_mb;         /* whole job; 0 = not given */
+	uint32_t gpus;           /* whole job */
+	int64_t time_limit;      /* seconds; -1 = not given (partition MaxTime) */
+	int64_t run_time;        /* seconds the job actually runs */
+	int32_t nice;
+	uint32_t dep_job;        /* SWF preceding job number, 0 = none */
+	int64_t think_time;      /* SWF think time after dep_job ends */
+	uint32_t nlic;
+	struct sim_lic_req lic[SIM_MAX_LICENSES];
+	fw_time_t trace_start;   /* start recorded in the trace, -1 unknown */
+	int lineno;              /* line of the trace it came from */
+};
+
+enum sim_trace_format { SIM_TRACE_SWF, SIM_TRACE_CSV, SIM_TRACE_SACCT };
+
+struct sim_trace {
+	struct sim_job *job;
+	size_t n, cap;
+	struct sim_strtab str;   /* names of users, accounts, ... */
+	/* Lines that were skipped, and why. */
+	size_t bad_lines;        /* malformed (only with skip_bad_lines) */
+	struct fw_err first_bad; /* the first of them */
+	size_t not_started;      /* sacct: never started; SWF: no run time */
+	size_t still_running;    /* sacct: End=Unknown (Elapsed used) */
+	/* SWF header comments (0 when absent). */
+	int64_t swf_max_nodes, swf_max_procs;
+	fw_time_t swf_unix_start;
+	bool swf_has_unix_start;
+};
+
+struct sim_read_opts {
+	bool skip_bad_lines;     /* count malformed lines instead of stopping */
+	uint32_t cpus_per_node;  /* SWF: nodes = ceil(procs / this); 0 = from
+				    the MaxProcs/MaxNodes header, else 1 */
+	bool start_time_set;     /* SWF: absolute time of the trace's t = 0 */
+	fw_time_t start_time;    /* (default: UnixStartTime header, else 0) */
+};
+
+void sim_trace_init(struct sim_trace *t);
+void sim_trace_free(struct sim_trace *t);
+
+/* Each returns 0, or -1 with err naming file, line and reason. */
+int sim_read_swf(struct sim_trace *t, const char *path,
+		 const struct sim_read_opts *o, struct fw_err *err);
+int sim_read_swf_mem(struct sim_trace *t, const char *name, const char *buf,
+		     size_t len, const struct sim_read_opts *o,
+		     struct fw_err *err);
+int sim_read_csv(struct sim_trace *t, const char *path,
+		 const struct sim_read_opts *o, struct fw_err *err);
+int sim_read_csv_mem(struct sim_trace *t, const char *name, const char *buf,
+		     size_t len, const struct sim_read_opts *o,
+		     struct fw_err *err);
+int sim_read_sacct(struct sim_trace *t, const char *path,
+		   const struct sim_read_opts *o, struct fw_err *err);
+int sim_read_sacct_mem(struct sim_trace *t, const char *name,
+		       const char *buf, size_t len,
+		       const struct sim_read_opts *o, struct fw_err *err);
+
+/*
+ * Order the jobs by submit time (then id) and check that ids are unique
+ * (-1 with err naming the second line otherwise).  The readers call it.
+ */
+int sim_trace_finish(struct sim_trace *t, const char *name,
+		     struct fw_err *err);
+
+/*
+ * Parse a license request list "matlab:2,ansys" (count 1 when omitted) into
+ * job->lic.  Returns 0 or -1 with err->msg set.
+ */
+int sim_parse_licenses(struct sim_trace *t, const char *s,
+		       struct sim_job *job, struct fw_err *err);
+
+#endif /* SIM_TRACE_H */
