@@ -179,10 +179,13 @@ static int parse_gres_gpus(const char *v, uint32_t *gpus, struct fw_err *err)
 			*paren = '\0';
 		if (strncasecmp(tok, "gpu", 3) || (tok[3] && tok[3] != ':'))
 			continue;
+		/* gpu, gpu:N, gpu:type, gpu:type:N */
+		char *first = strchr(tok, ':');
 		char *last = strrchr(tok, ':');
-		if (last && isdigit((unsigned char)last[1])) {
+		bool typed_count = first && last != first;
+		if (last && (typed_count || isdigit((unsigned char)last[1]))) {
 			if (sim_parse_count(last + 1, 1000000, &n))
-				return kv_err(err, "Gres", v, "bad GPU count");
+				return kv_err(err, "Gres", v, "bad GPU count (gpu[:type][:count])");
 		}
 		total += n;
 	}
@@ -511,8 +514,9 @@ static int conf_line_cb(void *ctx, const char *line, int lineno)
 
 	while (*p == ' ' || *p == '\t')
 		p++;
-	if (!strncasecmp(p, "include", 7) && (p[7] == ' ' || p[7] == '\t')) {
-		rc = include_file(x, p + 8);
+	if (!strncasecmp(p, "include", 7) &&
+	    (p[7] == ' ' || p[7] == '\t' || p[7] == '\0')) {
+		rc = include_file(x, p + 7);
 		if (rc == -1)
 			fw_err_locate(x->err, x->name, lineno);
 		return rc ? -1 : 0;

@@ -221,7 +221,8 @@ int sim_trace_finish(struct sim_trace *t, const char *name,
 	by_id = fw_xmalloc((t->n ? t->n : 1) * sizeof(*by_id));
 	for (size_t i = 0; i < t->n; i++)
 		by_id[i] = &t->job[i];
-	qsort(by_id, t->n, sizeof(*by_id), cmp_id_line);
+	if (t->n)
+		qsort(by_id, t->n, sizeof(*by_id), cmp_id_line);
 	for (size_t i = 1; i < t->n; i++) {
 		if (by_id[i]->id != by_id[i - 1]->id && by_id[i]->id)
 			continue;
@@ -237,7 +238,7 @@ int sim_trace_finish(struct sim_trace *t, const char *name,
 		break;
 	}
 	free(by_id);
-	if (rc == 0)
+	if (rc == 0 && t->n)
 		qsort(t->job, t->n, sizeof(*t->job), cmp_submit);
 	return rc;
 }
@@ -330,7 +331,7 @@ static int swf_line(struct sim_trace *t, void *state, char *line, int lineno,
 		    const struct sim_read_opts *o, struct fw_err *err)
 {
 	struct swf_state *st = state;
-	char *f[SWF_FIELDS + 1];
+	char *f[SIM_MAX_FIELDS];
 	int64_t v[SWF_FIELDS];
 	int n;
 
@@ -341,15 +342,14 @@ static int swf_line(struct sim_trace *t, void *state, char *line, int lineno,
 			swf_header(t, line);
 		return 0;
 	}
-	n = sim_split_ws(line, f, SWF_FIELDS + 1);
+	n = sim_split_ws(line, f, SIM_MAX_FIELDS);
 	if (n == 0)
 		return 0;
 	if (n != SWF_FIELDS) {
 		char got[16];
-		snprintf(got, sizeof(got), "%d", n < 0 ? SWF_FIELDS + 1 : n);
-		return line_err(err, "fields", got,
-				n < 0 ? "more than 18 fields (SWF has 18)"
-				      : "SWF lines have 18 fields");
+		snprintf(got, sizeof(got), n < 0 ? ">%d" : "%d",
+			 n < 0 ? SIM_MAX_FIELDS : n);
+		return line_err(err, "fields", got, "SWF lines have 18 fields");
 	}
 	for (int i = 0; i < SWF_FIELDS; i++)
 		if (swf_int(f, i, &v[i], err))

@@ -21,6 +21,7 @@ include testsuite/unit/prio.mk
 include testsuite/unit/fs.mk
 include testsuite/unit/plan.mk
 include testsuite/unit/config.mk
+include testsuite/unit/sim.mk
 
 TESTS += $(check_PROGRAMS)
 endif

@@ -1,0 +1,15 @@
+# Unit tests of fairway-sim (inputs, reports, engine scenarios), each built
+# plainly and with ASan/UBSan like test_common.
+SIM_TEST_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/src/sim
+
+check_PROGRAMS += testsuite/unit/test_sim_io
+testsuite_unit_test_sim_io_SOURCES = testsuite/unit/test_sim_io.c $(SIM_SRC) $(FW_CORE_SRC)
+testsuite_unit_test_sim_io_CFLAGS = $(SIM_TEST_CFLAGS)
+testsuite_unit_test_sim_io_LDADD = $(UNIT_LIBS)
+if HAVE_SANITIZERS
+check_PROGRAMS += testsuite/unit/test_sim_io_asan
+testsuite_unit_test_sim_io_asan_SOURCES = $(testsuite_unit_test_sim_io_SOURCES)
+testsuite_unit_test_sim_io_asan_CFLAGS = $(SIM_TEST_CFLAGS) $(SAN_FLAGS)
+testsuite_unit_test_sim_io_asan_LDFLAGS = $(SAN_FLAGS)
+testsuite_unit_test_sim_io_asan_LDADD = $(UNIT_LIBS)
+endif
