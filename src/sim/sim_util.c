@@ -105,6 +105,74 @@ const char *sim_intern(struct sim_strtab *t, const char *s)
 	return s ? sim_intern_n(t, s, strlen(s)) : NULL;
 }
 
+/* ------------------------------------------------------------- id maps */
+
+static size_t ptr_mix(const void *p)
+{
+	uint64_t v = (uint64_t)(uintptr_t)p;
+
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	return (size_t)v;
+}
+
+void sim_idmap_init(struct sim_idmap *m)
+{
+	m->mask = 63;
+	m->used = 0;
+	m->key = fw_xcalloc(m->mask + 1, sizeof(*m->key));
+	m->id = fw_xcalloc(m->mask + 1, sizeof(*m->id));
+}
+
+void sim_idmap_free(struct sim_idmap *m)
+{
+	free(m->key);
+	free(m->id);
+	memset(m, 0, sizeof(*m));
+}
+
+static void idmap_grow(struct sim_idmap *m)
+{
+	size_t nsize = (m->mask + 1) * 2;
+	const void **nk = fw_xcalloc(nsize, sizeof(*nk));
+	uint32_t *ni = fw_xcalloc(nsize, sizeof(*ni));
+
+	for (size_t i = 0; i <= m->mask; i++) {
+		if (!m->key[i])
+			continue;
+		size_t j = ptr_mix(m->key[i]) & (nsize - 1);
+		while (nk[j])
+			j = (j + 1) & (nsize - 1);
+		nk[j] = m->key[i];
+		ni[j] = m->id[i];
+	}
+	free(m->key);
+	free(m->id);
+	m->key = nk;
+	m->id = ni;
+	m->mask = nsize - 1;
+}
+
+uint32_t sim_idmap_get(struct sim_idmap *m, const void *key)
+{
+	size_t j;
+
+	if (!key)
+		return 0;
+	if ((m->used + 1) * 2 > m->mask + 1)
+		idmap_grow(m);
+	j = ptr_mix(key) & m->mask;
+	while (m->key[j]) {
+		if (m->key[j] == key)
+			return m->id[j];
+		j = (j + 1) & m->mask;
+	}
+	m->key[j] = key;
+	m->id[j] = (uint32_t)++m->used;
+	return m->id[j];
+}
+
 /* ---------------------------------------------------------------- files */
 
 char *sim_slurp(const char *path, size_t *len, struct fw_err *err)

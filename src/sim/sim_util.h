@@ -38,6 +38,21 @@ const char *sim_intern_n(struct sim_strtab *t, const char *s, size_t n);
 /* The table's copy of s, or NULL if s was never interned. */
 const char *sim_strtab_find(const struct sim_strtab *t, const char *s);
 
+/*
+ * Small dense ids for interned names (user and account ids the core keys
+ * its per-user limits on): the same pointer always gets the same id,
+ * starting at 1 (0 is "none", for NULL).
+ */
+struct sim_idmap {
+	const void **key;
+	uint32_t *id;
+	size_t mask, used;
+};
+
+void sim_idmap_init(struct sim_idmap *m);
+void sim_idmap_free(struct sim_idmap *m);
+uint32_t sim_idmap_get(struct sim_idmap *m, const void *key);
+
 /* ---------------------------------------------------------------- files */
 
 /*

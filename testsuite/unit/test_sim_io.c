@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sim_cluster.h"
+#include "sim_report.h"
 #include "sim_trace.h"
 #include "sim_util.h"
 
@@ -768,6 +769,194 @@ START_TEST(sacctmgr_dump_errors)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ reports */
+
+/*
+ * A tiny run computed by hand: 2 nodes x 4 CPUs.
+ *   job 1: submit 0,  start 0,   end 100, 1 node, 4 CPUs: wait 0,   run 100
+ *   job 2: submit 0,  start 100, end 105, 2 nodes, 8 CPUs: wait 100, run 5
+ *   job 3: submit 50, start 50,  end 60,  1 node, 2 CPUs: wait 0,   run 10
+ *   job 4: rejected
+ */
+static void tiny_result(struct sim_cluster *c, struct sim_result *r,
+			struct sim_outjob *j)
+{
+	struct fw_err e;
+	static const uint32_t n0[] = { 0 }, n01[] = { 0, 1 }, n1[] = { 1 };
+
+	ck_assert_int_eq(conf(c, "NodeName=n[1-2] CPUs=4\nPartitionName=p Nodes=ALL\n", &e), 0);
+	memset(r, 0, sizeof(*r));
+	memset(j, 0, 4 * sizeof(*j));
+	r->cluster = c;
+	r->policy = "easy";
+	r->job = j;
+	r->n = 4;
+	r->sim_begin = 0;
+	r->sim_end = 105;
+	j[0] = (struct sim_outjob){ .id = 1, .user = "ann", .account = "a",
+		.state = SIM_JOB_DONE, .submit = 0, .eligible = 0, .start = 0,
+		.end = 100, .nodes = 1, .cpus = 4, .node = n0, .priority = 7,
+		.cols = { .age = 3, .fairshare = 4 } };
+	j[1] = (struct sim_outjob){ .id = 2, .user = "bob", .account = "b,c",
+		.state = SIM_JOB_DONE, .submit = 0, .start = 100, .end = 105,
+		.nodes = 2, .cpus = 8, .node = n01, .backfilled = false,
+		.bypass = 1 };
+	j[2] = (struct sim_outjob){ .id = 3, .user = "ann", .account = "a",
+		.state = SIM_JOB_DONE, .submit = 50, .eligible = 50, .start = 50,
+		.end = 60, .nodes = 1, .cpus = 2, .node = n1, .backfilled = true };
+	j[3] = (struct sim_outjob){ .id = 4, .state = SIM_JOB_REJECTED,
+		.start = -1, .end = -1, .nodes = 3,
+		.reason = "more nodes than the partition has" };
+}
+
+START_TEST(metrics_by_hand)
+{
+	struct sim_cluster c;
+	struct sim_result r;
+	struct sim_outjob j[4];
+	struct sim_metrics m;
+
+	tiny_result(&c, &r, j);
+	sim_metrics_compute(&r, &m);
+	ck_assert_uint_eq(m.jobs, 4);
+	ck_assert_uint_eq(m.done, 3);
+	ck_assert_uint_eq(m.rejected, 1);
+	ck_assert_uint_eq(m.backfilled, 1);
+	/* last end 105 - first submit 0 */
+	ck_assert_int_eq(m.makespan, 105);
+	/* node-seconds 1*100 + 2*5 + 1*10 = 120 over 2 nodes * 105 s */
+	ck_assert_double_eq_tol(m.utilisation, 120.0 / 210.0, 1e-12);
+	/* CPU-seconds 4*100 + 8*5 + 2*10 = 460 over 8 CPUs * 105 s */
+	ck_assert_double_eq_tol(m.cpu_utilisation, 460.0 / 840.0, 1e-12);
+	/* waits 0, 100, 0 */
+	ck_assert_double_eq_tol(m.mean_wait, 100.0 / 3, 1e-12);
+	ck_assert_double_eq_tol(m.median_wait, 0, 1e-12);
+	ck_assert_int_eq(m.max_wait, 100);
+	/* bounded slowdown, tau 10 s:
+	 *   job 1: (0+100)/max(100,10) = 1
+	 *   job 2: (100+5)/max(5,10)   = 10.5
+	 *   job 3: (0+10)/max(10,10)   = 1      mean 12.5/3 */
+	ck_assert_double_eq_tol(m.mean_bsld, 12.5 / 3, 1e-12);
+	ck_assert_double_eq_tol(m.max_bsld, 10.5, 1e-12);
+	/* a job shorter than tau that did not wait is not slowed down */
+	ck_assert_double_eq_tol(sim_bsld(0, 2), 1, 1e-12);
+	/* 5 s wait, 2 s run: (5+2)/10 = 0.7, bounded below by 1 */
+	ck_assert_double_eq_tol(sim_bsld(5, 2), 1, 1e-12);
+	/* 20 s wait, 2 s run: 22/10 */
+	ck_assert_double_eq_tol(sim_bsld(20, 2), 2.2, 1e-12);
+	sim_cluster_free(&c);
+}
+END_TEST
+
+START_TEST(median_of_even_count)
+{
+	struct sim_cluster c;
+	struct sim_result r;
+	struct sim_outjob j[4];
+	struct sim_metrics m;
+
+	tiny_result(&c, &r, j);
+	j[3] = j[2];
+	j[3].id = 5;
+	j[3].submit = 0;
+	j[3].start = 30; /* wait 30 */
+	sim_metrics_compute(&r, &m);
+	/* waits 0, 100, 0, 30 sorted 0 0 30 100: median (0+30)/2 */
+	ck_assert_double_eq_tol(m.median_wait, 15, 1e-12);
+	sim_cluster_free(&c);
+}
+END_TEST
+
+START_TEST(hostlist_compression)
+{
+	struct sim_cluster c;
+	struct fw_err e;
+	struct sim_buf b = { 0 };
+	uint32_t all[] = { 0, 1, 2, 3, 4, 5, 6 };
+	uint32_t some[] = { 0, 2, 3 };
+
+	ck_assert_int_eq(conf(&c, "NodeName=n[1-3],n5,gpu[01-02],login\n"
+				  "PartitionName=p Nodes=ALL\n", &e), 0);
+	sim_hostlist_compress(&c, all, 7, &b);
+	ck_assert_str_eq(b.s, "n[1-3,5],gpu[01-02],login");
+	b.len = 0;
+	sim_hostlist_compress(&c, some, 3, &b);
+	ck_assert_str_eq(b.s, "n[1,3,5]");
+	b.len = 0;
+	sim_hostlist_compress(&c, all + 4, 1, &b);
+	ck_assert_str_eq(b.s, "gpu01");
+	/* the compressed form expands back to the same names */
+	char **names;
+	int n = fw_hostlist_expand("n[1-3,5],gpu[01-02],login", &names, 100, &e);
+	ck_assert_int_eq(n, 7);
+	for (int i = 0; i < n; i++)
+		ck_assert_str_eq(names[i], c.node[i].name);
+	fw_hostlist_free(names, n);
+	sim_buf_free(&b);
+	sim_cluster_free(&c);
+}
+END_TEST
+
+START_TEST(jobs_csv_and_summary_json)
+{
+	struct sim_cluster c;
+	struct sim_result r;
+	struct sim_outjob j[4];
+	struct sim_metrics m;
+	struct sim_buf b = { 0 };
+
+	tiny_result(&c, &r, j);
+	sim_write_jobs_csv(&r, &b);
+	ck_assert_msg(strstr(b.s, "\n1,ann,a,,,done,0,0,0,100,0,100,1,n1,4,7,3,0,4,0,0,0,0,0,0,0,0,0,\n"),
+		      "%s", b.s);
+	/* the account with a comma is quoted; two nodes as a hostlist */
+	ck_assert_msg(strstr(b.s, "\n2,bob,\"b,c\",,,done,0,0,100,105,100,5,2,n[1-2],8,"), "%s", b.s);
+	ck_assert_msg(strstr(b.s, ",0,1,0,\n3,"), "%s", b.s); /* job 2: bypass 1 */
+	ck_assert_msg(strstr(b.s, "\n4,,,,,rejected,0,0,,,,,3,,0,"), "%s", b.s);
+	ck_assert_msg(strstr(b.s, "more nodes than the partition has\n"), "%s", b.s);
+	b.len = 0;
+	sim_metrics_compute(&r, &m);
+	sim_write_summary_json(&r, &m, &b);
+	ck_assert_msg(strstr(b.s, "\"jobs\": 4,"), "%s", b.s);
+	ck_assert_msg(strstr(b.s, "\"utilisation\": 0.5714285714,"), "%s", b.s);
+	ck_assert_msg(strstr(b.s, "\"makespan_s\": 105,"), "%s", b.s);
+	ck_assert_msg(strstr(b.s, "\"wait_max_s\": 100,"), "%s", b.s);
+	ck_assert_msg(strstr(b.s, "\"bounded_slowdown_mean\": 4.166666667,"), "%s", b.s);
+	ck_assert_msg(strstr(b.s, "\"jobs_backfilled\": 1,"), "%s", b.s);
+	ck_assert_msg(strstr(b.s, "\"policy\": \"easy\","), "%s", b.s);
+	sim_buf_free(&b);
+	sim_cluster_free(&c);
+}
+END_TEST
+
+START_TEST(charts_are_svg)
+{
+	struct sim_cluster c;
+	struct sim_result r;
+	struct sim_outjob j[4];
+	struct sim_buf b = { 0 };
+
+	tiny_result(&c, &r, j);
+	sim_svg_gantt(&r, &b);
+	ck_assert_msg(!strncmp(b.s, "<svg ", 5) && strstr(b.s, "</svg>\n"), "%s", b.s);
+	/* one block per job and node run, job 2 spans both node rows */
+	ck_assert_msg(strstr(b.s, "<title>job 2  user bob  account b,c"), "%s", b.s);
+	ck_assert_msg(strstr(b.s, ">n2</text>"), "%s", b.s);
+	b.len = 0;
+	sim_svg_utilisation(&r, &b);
+	/* mean utilisation over the chart's span (0..105) is 120/210 */
+	ck_assert_msg(strstr(b.s, "mean 57.1%"), "%s", b.s);
+	b.len = 0;
+	sim_svg_waits(&r, &b);
+	/* classes 1 node (jobs 1 and 3) and 2 nodes (job 2) */
+	ck_assert_msg(strstr(b.s, "1 node(s): 2 jobs"), "%s", b.s);
+	ck_assert_msg(strstr(b.s, "2 node(s): 1 jobs"), "%s", b.s);
+	sim_buf_free(&b);
+	sim_cluster_free(&c);
+}
+END_TEST
+
 /* A reader must survive arbitrary bytes (a poor man's fuzz run). */
 START_TEST(readers_survive_noise)
 {
@@ -822,6 +1011,11 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, sacctmgr_dump_tree);
 	tcase_add_test(tc, sacctmgr_dump_errors);
 	tcase_add_test(tc, readers_survive_noise);
+	tcase_add_test(tc, metrics_by_hand);
+	tcase_add_test(tc, median_of_even_count);
+	tcase_add_test(tc, hostlist_compression);
+	tcase_add_test(tc, jobs_csv_and_summary_json);
+	tcase_add_test(tc, charts_are_svg);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,1028 @@
+/*
+ * sim_core.c - fairway-sim's adapter to the policy core (see sim_core.h).
+ *
+ * The simulator copies what the core needs from its own structures into
+ * the core's (struct fw_prio_job, fw_plan_job, the fair-share tree, the
+ * core cluster) exactly as the plugins copy it from slurmctld, runs the
+ * core, and applies the results.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "sim_core.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fw_accrue.h"
+#include "fw_bitset.h"
+#include "fw_fairshare.h"
+#include "fw_plan.h"
+#include "fw_prio.h"
+
+/* TRES the simulator knows, in the order of fw_prio_job.tres[]. */
+enum { TRES_CPU, TRES_MEM, TRES_NODE, TRES_BILLING, TRES_GPU, NTRES };
+static const char *const tres_names[NTRES] = {
+	"cpu", "mem", "node", "billing", "gres/gpu",
+};
+
+/* Per-job data of the core (sim_rjob.core). */
+struct core_job {
+	struct fw_prio_job pj;
+	uint64_t tres[NTRES];
+	int fs_node;             /* -1: not charged (unknown account ignored) */
+	double usage_factor;     /* QOS UsageFactor, -1 = none */
+	bool usage_counts;       /* not excluded by partition/QOS */
+	bool part_down;          /* its partition starts nothing */
+	struct fw_bitset *alloc; /* running: its nodes */
+	struct fw_plan_lic lic[SIM_MAX_LICENSES];
+	uint32_t nlic;
+	fw_time_t prio_at;       /* when its priority was last computed */
+};
+
+struct sim_core {
+	const struct sim_cluster *c;
+	const struct sim_assocs *a;
+	enum sim_policy policy;
+	struct fw_prio_conf *prio;
+	struct fw_fs_conf *fs;
+	struct fw_plan_conf *plan;
+	struct fw_cluster *cl;
+	struct fw_fs_tree *tree;
+	struct fw_accrue *accrue;
+	bool finished;
+	uint64_t (*part_tres)[NTRES];
+	uint32_t *part_max_cpus;  /* largest node of each partition */
+	uint32_t *part_min_cpus;
+	double max_part_prio, max_qos_prio, max_assoc_prio;
+	struct sim_idmap users, accounts;
+	struct sim_strtab str;
+	/* scratch arrays reused by every pass */
+	struct fw_prio_job *pj;
+	uint32_t *prio_out;
+	double *total_out;
+	struct fw_plan_job *planj;
+	struct sim_rjob **plan_rj;
+	size_t *order;
+	struct sim_rjob **by_seq;
+	uint32_t *bypass_inc;
+	uint32_t *nodes_tmp;
+	size_t cap;
+	struct sim_rjob **never;
+	const char **never_why;
+	size_t nnever, never_cap;
+};
+
+static struct core_job *cj_of(const struct sim_rjob *j)
+{
+	return j->core;
+}
+
+/* ------------------------------------------------------- configuration */
+
+struct sim_core *sim_core_new(const struct sim_cluster *c,
+			      const struct sim_assocs *assocs,
+			      enum sim_policy policy, struct fw_err *err)
+{
+	struct sim_core *k = fw_xcalloc(1, sizeof(*k));
+
+	k->c = c;
+	k->a = assocs;
+	k->policy = policy;
+	k->prio = fw_prio_conf_new();
+	k->fs = fw_fs_conf_new();
+	k->plan = fw_plan_conf_new();
+	sim_idmap_init(&k->users);
+	sim_idmap_init(&k->accounts);
+	sim_strtab_init(&k->str);
+	/* Every slurm.conf key goes to every module; most are nobody's. */
+	for (size_t i = 0; i < c->nkeys; i++) {
+		const struct sim_conf_key *ck = &c->key[i];
+		struct fw_err e;
+		int r[3];
+
+		fw_err_clear(&e);
+		r[0] = fw_prio_conf_slurm(k->prio, ck->key, ck->value, &e);
+		if (r[0] != FW_CONF_ERR)
+			r[1] = fw_fs_conf_slurm(k->fs, ck->key, ck->value, &e);
+		if (r[0] != FW_CONF_ERR && r[1] != FW_CONF_ERR)
+			r[2] = fw_plan_conf_slurm(k->plan, ck->key, ck->value, &e);
+		if (r[0] == FW_CONF_ERR || r[1] == FW_CONF_ERR ||
+		    r[2] == FW_CONF_ERR) {
+			if (!e.key[0])
+				fw_err_set(&e, NULL, 0, ck->key, ck->value, "%s",
+					   e.msg[0] ? e.msg : "bad value");
+			fw_err_locate(&e, ck->file, ck->lineno);
+			if (err)
+				*err = e;
+			sim_core_free(k);
+			return NULL;
+		}
+	}
+	return k;
+}
+
+struct fwconf_ctx {
+	struct sim_core *k;
+	const char *name;
+	struct fw_err *err;
+};
+
+/* One fairway.conf line, offered to every module like the plugins do. */
+static int fwconf_line(void *ctx, const char *line, int lineno)
+{
+	struct fwconf_ctx *x = ctx;
+	struct sim_core *k = x->k;
+	struct fw_kv kv;
+	bool used[FW_KV_MAX] = { false };
+	int rc = 0;
+
+	if (fw_kv_parse(line, &kv, x->err)) {
+		fw_err_locate(x->err, x->name, lineno);
+		return -1;
+	}
+	if (kv.n == 0) {
+		fw_kv_free(&kv);
+		return 0;
+	}
+	if (fw_prio_conf_line(k->prio, &kv, used, x->err) == FW_CONF_ERR ||
+	    fw_fs_conf_line(k->fs, &kv, used, x->err) == FW_CONF_ERR ||
+	    fw_plan_conf_line(k->plan, &kv, used, x->err) == FW_CONF_ERR)
+		rc = -1;
+	for (int i = 0; i < kv.n && !rc; i++)
+		if (!used[i])
+			rc = fw_err_set(x->err, NULL, 0, kv.key[i], kv.val[i],
+					"%s", i ? "unknown attribute for this line"
+						: "unknown key");
+	if (rc)
+		fw_err_locate(x->err, x->name, lineno);
+	fw_kv_free(&kv);
+	return rc;
+}
+
+int sim_core_read_fairway_conf_mem(struct sim_core *k, const char *name,
+				   const char *buf, size_t len,
+				   struct fw_err *err)
+{
+	struct fw_err e;
+	struct fwconf_ctx x = { k, name, &e };
+
+	fw_err_clear(&e);
+	if (fw_read_lines_mem(buf, len, fwconf_line, &x)) {
+		if (err)
+			*err = e;
+		return -1;
+	}
+	return 0;
+}
+
+int sim_core_read_fairway_conf(struct sim_core *k, const char *path,
+			       struct fw_err *err)
+{
+	size_t len;
+	char *buf = sim_slurp(path, &len, err);
+	int rc;
+
+	if (!buf)
+		return -1;
+	rc = sim_core_read_fairway_conf_mem(k, path, buf, len, err);
+	free(buf);
+	return rc;
+}
+
+/* The policy's planner settings replace the configuration's. */
+static void apply_policy(struct sim_core *k)
+{
+	switch (k->policy) {
+	case SIM_POLICY_EASY:
+		k->plan->resv_depth = 1;
+		k->plan->resv_depth_set = true;
+		k->plan->bf_job_part_count_reserve = 0;
+		break;
+	case SIM_POLICY_CONSERVATIVE:
+		k->plan->resv_depth = 0;
+		k->plan->resv_depth_set = true;
+		k->plan->bf_job_part_count_reserve = 0;
+		break;
+	default:
+		break;
+	}
+}
+
+static int build_cluster(struct sim_core *k, struct fw_err *err)
+{
+	const struct sim_cluster *c = k->c;
+
+	k->cl = fw_cluster_new();
+	for (size_t i = 0; i < c->nnodes; i++) {
+		struct fw_node_def d = {
+			.name = c->node[i].name, .cpus = c->node[i].cpus,
+			.mem_mb = c->node[i].mem_mb, .gpus = c->node[i].gpus,
+			.island = c->node[i].island, .usable = true,
+		};
+		if (fw_cluster_add_node(k->cl, &d, err) < 0)
+			return -1;
+	}
+	k->part_tres = fw_xcalloc(c->nparts, sizeof(*k->part_tres));
+	k->part_max_cpus = fw_xcalloc(c->nparts, sizeof(uint32_t));
+	k->part_min_cpus = fw_xcalloc(c->nparts, sizeof(uint32_t));
+	for (size_t p = 0; p < c->nparts; p++) {
+		const struct sim_partition *sp = &c->part[p];
+		struct fw_bitset *b = fw_bitset_new((uint32_t)c->nnodes);
+
+		k->part_min_cpus[p] = UINT32_MAX;
+		for (size_t i = 0; i < sp->nnodes; i++) {
+			const struct sim_node *n = &c->node[sp->node[i]];
+			fw_bitset_set(b, sp->node[i]);
+			k->part_tres[p][TRES_CPU] += n->cpus;
+			k->part_tres[p][TRES_BILLING] += n->cpus;
+			k->part_tres[p][TRES_MEM] += n->mem_mb;
+			k->part_tres[p][TRES_NODE] += 1;
+			k->part_tres[p][TRES_GPU] += n->gpus;
+			if (n->cpus > k->part_max_cpus[p])
+				k->part_max_cpus[p] = n->cpus;
+			if (n->cpus < k->part_min_cpus[p])
+				k->part_min_cpus[p] = n->cpus;
+		}
+		struct fw_partition_def d = {
+			.name = sp->name, .nodes = b,
+			.priority_tier = sp->prio_tier,
+			.max_time = sp->max_time > 0 ? sp->max_time : 0,
+		};
+		int32_t r = fw_cluster_add_partition(k->cl, &d, err);
+		fw_bitset_free(b);
+		if (r < 0)
+			return -1;
+		if (sp->prio_job_factor > k->max_part_prio)
+			k->max_part_prio = sp->prio_job_factor;
+	}
+	for (size_t i = 0; i < c->nlic; i++)
+		if (fw_cluster_add_license(k->cl, c->lic[i].name, c->lic[i].count,
+					   err) < 0)
+			return -1;
+	return fw_cluster_finalize(k->cl, err);
+}
+
+/* Accounts and users of the sacctmgr dump, in its (parent first) order. */
+static int build_tree_from_dump(struct sim_core *k, struct fw_err *err)
+{
+	const struct sim_assocs *a = k->a;
+
+	for (size_t i = 0; i < a->nacct; i++) {
+		const struct sim_acct *ac = &a->acct[i];
+		if (fw_fs_add_account(k->tree, ac->name, ac->parent, ac->shares,
+				      0, err) < 0) {
+			fw_err_locate(err, "sacctmgr dump", ac->lineno);
+			return -1;
+		}
+		if (ac->has_priority && ac->priority > k->max_assoc_prio)
+			k->max_assoc_prio = ac->priority;
+	}
+	for (size_t i = 0; i < a->nuser; i++) {
+		const struct sim_user *u = &a->user[i];
+		if (fw_fs_add_user(k->tree, u->account, u->name, u->shares, 0,
+				   err) < 0) {
+			fw_err_locate(err, "sacctmgr dump", u->lineno);
+			return -1;
+		}
+		if (u->has_priority && u->priority > k->max_assoc_prio)
+			k->max_assoc_prio = u->priority;
+	}
+	for (size_t i = 0; i < a->nqos; i++)
+		if (a->qos[i].priority > k->max_qos_prio)
+			k->max_qos_prio = a->qos[i].priority;
+	return 0;
+}
+
+int sim_core_finish(struct sim_core *k, struct fw_err *err)
+{
+	fw_err_clear(err);
+	if (fw_prio_bind_tres(k->prio, tres_names, NTRES, err) != 0 ||
+	    fw_prio_conf_finish(k->prio, err) != 0 ||
+	    fw_fs_conf_finish(k->fs, err) != 0 ||
+	    fw_plan_conf_finish(k->plan, err) != 0)
+		return -1;
+	apply_policy(k);
+	if (build_cluster(k, err))
+		return -1;
+	k->tree = fw_fs_tree_new(k->fs);
+	if (k->a && build_tree_from_dump(k, err))
+		return -1;
+	if (fw_fs_tree_add_conf_defs(k->tree, k->fs, err))
+		return -1;
+	/* share_minus_usage: the cluster provides its CPUs (the unit charged). */
+	if (!k->fs->capacity_set)
+		fw_fs_set_capacity(k->tree, (double)k->c->total_cpus);
+	fw_fs_compute(k->tree);
+	k->accrue = fw_accrue_new(k->prio);
+	k->finished = true;
+	return 0;
+}
+
+void sim_core_free(struct sim_core *k)
+{
+	if (!k)
+		return;
+	fw_prio_conf_free(k->prio);
+	fw_fs_conf_free(k->fs);
+	fw_plan_conf_free(k->plan);
+	if (k->cl)
+		fw_cluster_free(k->cl);
+	if (k->tree)
+		fw_fs_tree_free(k->tree);
+	if (k->accrue)
+		fw_accrue_free(k->accrue);
+	free(k->part_tres);
+	free(k->part_max_cpus);
+	free(k->part_min_cpus);
+	sim_idmap_free(&k->users);
+	sim_idmap_free(&k->accounts);
+	sim_strtab_free(&k->str);
+	free(k->pj);
+	free(k->prio_out);
+	free(k->total_out);
+	free(k->planj);
+	free(k->plan_rj);
+	free(k->order);
+	free(k->by_seq);
+	free(k->bypass_inc);
+	free(k->nodes_tmp);
+	free(k->never);
+	free(k->never_why);
+	free(k);
+}
+
+int64_t sim_core_calc_period(const struct sim_core *k)
+{
+	int64_t p = fw_prio_calc_period(k->prio);
+
+	return p > 0 ? p : 300;
+}
+
+int64_t sim_core_bf_interval(const struct sim_core *k)
+{
+	if (k->policy == SIM_POLICY_FIFO || k->policy == SIM_POLICY_SERIAL)
+		return -1;
+	return k->plan->bf_interval > 0 ? k->plan->bf_interval : -1;
+}
+
+/* ----------------------------------------------------------- job binding */
+
+static uint32_t ceil_div(uint64_t a, uint64_t b)
+{
+	uint64_t v = b ? (a + b - 1) / b : a;
+
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* Partition of a job; SWF partition numbers fall back to the default. */
+static int bind_partition(struct sim_core *k, struct sim_rjob *j,
+			  const char **reason, bool *defaulted)
+{
+	const struct sim_job *tj = j->tj;
+	int p;
+
+	if (!tj->partition) {
+		j->part = k->c->default_part;
+		return 0;
+	}
+	p = sim_cluster_find_part(k->c, tj->partition);
+	if (p >= 0) {
+		j->part = p;
+		return 0;
+	}
+	/* "p<N>" names are the SWF reader's; the cluster need not have them. */
+	if (tj->partition[0] == 'p' && tj->partition[1] >= '0' &&
+	    tj->partition[1] <= '9' &&
+	    strspn(tj->partition + 1, "0123456789") == strlen(tj->partition + 1)) {
+		j->part = k->c->default_part;
+		*defaulted = true;
+		return 0;
+	}
+	*reason = "unknown partition";
+	return 1;
+}
+
+/* Effective time limit: the job's, else DefaultTime, else MaxTime. */
+static int bind_limit(const struct sim_partition *p, struct sim_rjob *j,
+		      const char **reason)
+{
+	int64_t lim = j->tj->time_limit;
+
+	if (lim <= 0)
+		lim = p->default_time > 0 ? p->default_time : p->max_time;
+	if (p->max_time > 0 && lim > p->max_time) {
+		*reason = "time limit exceeds the partition's MaxTime";
+		return 1;
+	}
+	j->limit = lim > 0 ? lim : -1;
+	j->run = j->tj->run_time;
+	if (j->limit > 0 && j->run > j->limit)
+		j->run = j->limit; /* killed at its time limit */
+	return 0;
+}
+
+static int bind_sizes(struct sim_core *k, struct sim_rjob *j,
+		      const char **reason)
+{
+	const struct sim_job *tj = j->tj;
+	const struct sim_partition *p = &k->c->part[j->part];
+	uint32_t maxc = k->part_max_cpus[j->part];
+
+	if (p->nnodes == 0) {
+		*reason = "partition has no nodes";
+		return 1;
+	}
+	j->nodes = tj->nodes ? tj->nodes : ceil_div(tj->cpus, maxc);
+	if (j->nodes > p->nnodes) {
+		*reason = "more nodes than the partition has";
+		return 1;
+	}
+	j->cpus = tj->cpus ? tj->cpus : j->nodes * k->part_min_cpus[j->part];
+	j->cpus_per_node = ceil_div(j->cpus, j->nodes);
+	j->gpus_per_node = ceil_div(tj->gpus, j->nodes);
+	j->mem_per_node_mb = tj->mem_mb ? (tj->mem_mb + j->nodes - 1) / j->nodes : 0;
+	return 0;
+}
+
+static int bind_licenses(struct sim_core *k, struct sim_rjob *j,
+			 struct core_job *cj, const char **reason)
+{
+	for (uint32_t i = 0; i < j->tj->nlic; i++) {
+		int32_t li = fw_cluster_license_index(k->cl, j->tj->lic[i].name);
+		if (li < 0) {
+			*reason = "requests a license the cluster does not have";
+			return 1;
+		}
+		cj->lic[cj->nlic].idx = (uint32_t)li;
+		cj->lic[cj->nlic].count = j->tj->lic[i].count;
+		cj->nlic++;
+	}
+	return 0;
+}
+
+static void bind_prio(struct sim_core *k, struct sim_rjob *j,
+		      struct core_job *cj)
+{
+	const struct sim_job *tj = j->tj;
+	const struct sim_partition *p = &k->c->part[j->part];
+	struct fw_prio_job *pj = &cj->pj;
+	const char *qos = tj->qos ? tj->qos : "normal";
+
+	fw_prio_job_init(pj);
+	pj->job_id = tj->id;
+	pj->uid = sim_idmap_get(&k->users, tj->user);
+	pj->account_id = sim_idmap_get(&k->accounts, j->account);
+	pj->user = tj->user ? fw_prio_resolve(k->prio, FW_PRIO_USER, tj->user) : -1;
+	pj->account = j->account ? fw_prio_resolve(k->prio, FW_PRIO_ACCOUNT, j->account) : -1;
+	pj->qos = fw_prio_resolve(k->prio, FW_PRIO_QOS, qos);
+	pj->partition = fw_prio_resolve(k->prio, FW_PRIO_PARTITION, p->name);
+	pj->submit_time = j->submit;
+	pj->eligible_time = j->eligible > j->submit ? j->eligible : 0;
+	pj->queue_sec = fw_prio_accrue_policy(k->prio) != FW_ACCRUE_ACCRUE_TIME
+				? 0 : FW_PRIO_QUEUE_AUTO;
+	pj->deadline = tj->deadline;
+	pj->nodes = j->nodes;
+	pj->cpus = j->cpus;
+	pj->mem_mb = tj->mem_mb;
+	pj->gpus = tj->gpus;
+	pj->time_limit_min = j->limit > 0 ? (uint32_t)((j->limit + 59) / 60) : 0;
+	cj->tres[TRES_CPU] = j->cpus;
+	cj->tres[TRES_MEM] = tj->mem_mb;
+	cj->tres[TRES_NODE] = j->nodes;
+	cj->tres[TRES_BILLING] = j->cpus;
+	cj->tres[TRES_GPU] = tj->gpus;
+	pj->tres = cj->tres;
+	pj->part_tres_total = k->part_tres[j->part];
+	pj->nice = tj->nice;
+	pj->part_prio_raw = p->prio_job_factor;
+	pj->part_prio_norm = k->max_part_prio > 0
+				     ? p->prio_job_factor / k->max_part_prio : 0;
+	pj->part_tier = p->prio_tier;
+	if (k->a) {
+		const struct sim_qos *q = sim_assocs_find_qos(k->a, qos);
+		uint32_t ap = sim_assocs_priority(k->a, j->account, tj->user);
+		pj->qos_prio_raw = q ? q->priority : 0;
+		pj->qos_prio_norm = q && k->max_qos_prio > 0
+					    ? q->priority / k->max_qos_prio : 0;
+		pj->assoc_prio_raw = ap;
+		pj->assoc_prio_norm = k->max_assoc_prio > 0 ? ap / k->max_assoc_prio : 0;
+		cj->usage_factor = q ? q->usage_factor : -1;
+	} else {
+		cj->usage_factor = -1;
+	}
+	cj->usage_counts = fw_fs_usage_counts(k->fs, p->name, qos);
+	cj->fs_node = fw_fs_resolve(k->tree, j->account ? j->account : "",
+				    tj->user ? tj->user : "");
+}
+
+int sim_core_bind(struct sim_core *k, struct sim_rjob *j,
+		  const char **reason, bool *defaulted)
+{
+	struct core_job *cj;
+
+	*defaulted = false;
+	if (bind_partition(k, j, reason, defaulted))
+		return 1;
+	j->account = j->tj->account;
+	if (!j->account && k->a)
+		j->account = sim_assocs_default_account(k->a, j->tj->user);
+	if (bind_sizes(k, j, reason) ||
+	    bind_limit(&k->c->part[j->part], j, reason))
+		return 1;
+	cj = fw_xcalloc(1, sizeof(*cj));
+	j->core = cj;
+	if (bind_licenses(k, j, cj, reason)) {
+		sim_core_unbind(k, j);
+		return 1;
+	}
+	cj->part_down = !k->c->part[j->part].up;
+	bind_prio(k, j, cj);
+	return 0;
+}
+
+void sim_core_unbind(struct sim_core *k, struct sim_rjob *j)
+{
+	struct core_job *cj = j->core;
+
+	(void)k;
+	if (!cj)
+		return;
+	if (cj->alloc)
+		fw_bitset_free(cj->alloc);
+	free(cj);
+	j->core = NULL;
+}
+
+/* ------------------------------------------------------------ priorities */
+
+static void grow_scratch(struct sim_core *k, size_t n)
+{
+	if (n <= k->cap)
+		return;
+	k->cap = n * 2;
+	k->pj = fw_xrealloc(k->pj, k->cap * sizeof(*k->pj));
+	k->prio_out = fw_xrealloc(k->prio_out, k->cap * sizeof(*k->prio_out));
+	k->total_out = fw_xrealloc(k->total_out, k->cap * sizeof(*k->total_out));
+	k->planj = fw_xrealloc(k->planj, k->cap * sizeof(*k->planj));
+	k->plan_rj = fw_xrealloc(k->plan_rj, k->cap * sizeof(*k->plan_rj));
+	k->order = fw_xrealloc(k->order, k->cap * sizeof(*k->order));
+	k->by_seq = fw_xrealloc(k->by_seq, k->cap * sizeof(*k->by_seq));
+	k->bypass_inc = fw_xrealloc(k->bypass_inc, k->cap * sizeof(*k->bypass_inc));
+}
+
+static void prio_ctx(const struct sim_core *k, fw_time_t now,
+		     struct fw_prio_ctx *ctx)
+{
+	ctx->now = now;
+	ctx->total_nodes = (uint32_t)k->c->nnodes;
+	ctx->total_cpus = (uint32_t)k->c->total_cpus;
+	ctx->total_mem_mb = k->c->total_mem_mb;
+}
+
+/* The time-dependent fields of a pending job's fw_prio_job. */
+static void refresh_pj(struct sim_core *k, struct sim_rjob *j, fw_time_t now)
+{
+	struct core_job *cj = cj_of(j);
+	struct fw_prio_job *pj = &cj->pj;
+
+	if (fw_prio_flags(k->prio) & FW_PRIO_FLAG_ACCRUE_ALWAYS)
+		pj->accrue_time = j->submit;
+	else
+		pj->accrue_time = now >= j->eligible ? j->eligible : 0;
+	pj->bypass_count = j->bypass;
+	pj->fairshare = fw_fs_factor(k->tree, cj->fs_node);
+}
+
+void sim_core_prio_one(struct sim_core *k, fw_time_t now, struct sim_rjob *j)
+{
+	struct core_job *cj = cj_of(j);
+	struct fw_prio_ctx ctx;
+	double total;
+
+	prio_ctx(k, now, &ctx);
+	refresh_pj(k, j, now);
+	fw_prio_compute_batch(k->prio, &ctx, &cj->pj, 1, &j->priority, &total);
+	j->prio_total = total;
+	cj->pj.prev_priority = j->priority;
+	cj->prio_at = now;
+}
+
+/* Charge a running job's usage up to t. */
+static void charge(struct sim_core *k, struct sim_rjob *j, fw_time_t t)
+{
+	struct core_job *cj = cj_of(j);
+
+	if (t <= j->last_charge)
+		return;
+	if (cj->usage_counts && cj->fs_node >= 0) {
+		double units = fw_fs_apply_usage_factor((double)j->alloc_cpus,
+							cj->usage_factor);
+		fw_fs_charge(k->tree, cj->fs_node, units, j->last_charge, t);
+		j->usage += units * (double)(t - j->last_charge);
+	}
+	j->last_charge = t;
+}
+
+static void accrue_tick(struct sim_core *k, fw_time_t now,
+			struct sim_rjob **pending, size_t np,
+			struct sim_rjob **running, size_t nr)
+{
+	size_t n = 0;
+
+	grow_scratch(k, np + nr);
+	for (size_t i = 0; i < np; i++) {
+		refresh_pj(k, pending[i], now);
+		k->pj[n++] = cj_of(pending[i])->pj;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct fw_prio_job *pj = &k->pj[n++];
+		*pj = cj_of(running[i])->pj;
+		pj->running = true;
+		pj->start_time = running[i]->out->start;
+	}
+	fw_accrue_tick(k->accrue, k->pj, n, now);
+	for (size_t i = 0; i < np; i++)
+		cj_of(pending[i])->pj.queue_sec = k->pj[i].queue_sec;
+	fw_accrue_prune(k->accrue);
+}
+
+void sim_core_prio_pass(struct sim_core *k, fw_time_t now,
+			struct sim_rjob **pending, size_t np,
+			struct sim_rjob **running, size_t nr)
+{
+	struct fw_prio_ctx ctx;
+
+	for (size_t i = 0; i < nr; i++)
+		charge(k, running[i], now);
+	fw_fs_advance(k->tree, now);
+	fw_fs_compute(k->tree);
+	if (fw_prio_accrue_policy(k->prio) != FW_ACCRUE_ACCRUE_TIME)
+		accrue_tick(k, now, pending, np, running, nr);
+	grow_scratch(k, np);
+	for (size_t i = 0; i < np; i++) {
+		refresh_pj(k, pending[i], now);
+		k->pj[i] = cj_of(pending[i])->pj;
+	}
+	prio_ctx(k, now, &ctx);
+	fw_prio_compute_batch(k->prio, &ctx, k->pj, np, k->prio_out,
+			      k->total_out);
+	for (size_t i = 0; i < np; i++) {
+		struct core_job *cj = cj_of(pending[i]);
+		pending[i]->priority = k->prio_out[i];
+		pending[i]->prio_total = k->total_out[i];
+		cj->pj.prev_priority = k->prio_out[i];
+		cj->prio_at = now;
+	}
+}
+
+void sim_core_prio_cols(struct sim_core *k, fw_time_t now,
+			const struct sim_rjob *j, struct sim_prio_cols *cols)
+{
+	const struct core_job *cj = cj_of(j);
+	struct fw_prio_result res;
+	struct fw_prio_ctx ctx;
+	struct fw_prio_job pj = cj->pj;
+
+	(void)now;
+	/* The breakdown of the priority the scheduler used: as computed then. */
+	prio_ctx(k, cj->prio_at, &ctx);
+	pj.prev_priority = 0;
+	fw_prio_compute(k->prio, &ctx, &pj, &res);
+	cols->age = res.sprio.age;
+	cols->assoc = res.sprio.assoc;
+	cols->fairshare = res.sprio.fairshare;
+	cols->jobsize = res.sprio.jobsize;
+	cols->partition = res.sprio.partition;
+	cols->qos = res.sprio.qos;
+	cols->site = res.sprio.site;
+	cols->nice = res.sprio.nice;
+	cols->tres = 0;
+	for (int i = 0; i < res.sprio.ntres; i++)
+		cols->tres += res.sprio.tres[i];
+}
+
+/* ------------------------------------------------------------ scheduling */
+
+static void never_add(struct sim_core *k, struct sim_rjob *j, const char *why)
+{
+	if (k->nnever == k->never_cap) {
+		k->never_cap = k->never_cap ? k->never_cap * 2 : 16;
+		k->never = fw_xrealloc(k->never, k->never_cap * sizeof(*k->never));
+		k->never_why = fw_xrealloc(k->never_why,
+					   k->never_cap * sizeof(*k->never_why));
+	}
+	k->never[k->nnever] = j;
+	k->never_why[k->nnever] = why;
+	k->nnever++;
+}
+
+size_t sim_core_never(const struct sim_core *k, struct sim_rjob ***jobs,
+		      const char ***reasons)
+{
+	*jobs = k->never;
+	*reasons = k->never_why;
+	return k->nnever;
+}
+
+/* A fresh plan at now holding the running jobs. */
+static struct fw_plan *plan_with_running(struct sim_core *k, fw_time_t now,
+					 struct sim_rjob **running, size_t nr,
+					 struct fw_err *err)
+{
+	struct fw_plan *p = fw_plan_new(k->cl, k->plan, now, err);
+
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < nr; i++) {
+		const struct sim_rjob *j = running[i];
+		const struct core_job *cj = cj_of(j);
+		fw_time_t end = j->limit > 0 ? j->out->start + j->limit : 0;
+
+		if (fw_plan_add_running(p, cj->alloc, end, cj->lic, cj->nlic, err)) {
+			fw_plan_free(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+/* The plan's view of the pending jobs that may start now, in queue order. */
+static size_t plan_queue(struct sim_core *k, fw_time_t now,
+			 struct sim_rjob **pending, size_t np)
+{
+	size_t n = 0;
+
+	grow_scratch(k, np);
+	for (size_t i = 0; i < np; i++) {
+		struct sim_rjob *j = pending[i];
+		struct core_job *cj = cj_of(j);
+		struct fw_plan_job *q = &k->planj[n];
+
+		if (j->eligible > now || cj->part_down)
+			continue;
+		memset(q, 0, sizeof(*q));
+		q->id = j->tj->id;
+		q->priority = j->priority;
+		q->submit = j->submit;
+		q->eligible = j->eligible;
+		q->part = j->part;
+		q->nodes_min = j->nodes;
+		q->cpus_per_node = j->cpus_per_node;
+		q->mem_per_node_mb = j->mem_per_node_mb;
+		q->gpus_per_node = j->gpus_per_node;
+		q->time_limit = j->limit > 0 ? j->limit : 0;
+		q->lics = cj->lic;
+		q->nlics = cj->nlic;
+		q->uid = cj->pj.uid;
+		q->account = cj->pj.account_id;
+		q->resv = -1;
+		k->plan_rj[n] = j;
+		n++;
+	}
+	fw_plan_sort_index(k->cl, k->planj, n, k->order);
+	return n;
+}
+
+/* Node indices of a bitset into k->nodes_tmp; returns the count. */
+static uint32_t bitset_nodes(struct sim_core *k, const struct fw_bitset *b)
+{
+	uint32_t n = 0;
+
+	if (!k->nodes_tmp)
+		k->nodes_tmp = fw_xmalloc((k->c->nnodes + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; b && i < b->nbits; i++)
+		if (fw_bitset_test(b, i))
+			k->nodes_tmp[n++] = i;
+	return n;
+}
+
+static uint32_t alloc_cpus(const struct sim_core *k, const uint32_t *nodes,
+			   uint32_t n)
+{
+	uint64_t s = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		s += k->c->node[nodes[i]].cpus;
+	return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+}
+
+int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
+		      struct sim_rjob **pending, size_t np,
+		      struct sim_rjob **running, size_t nr,
+		      sim_start_fn start, void *ctx, struct fw_err *err)
+{
+	enum fw_plan_pass fp = pass == SIM_PASS_BACKFILL ? FW_PASS_BACKFILL
+							: FW_PASS_MAIN;
+	struct fw_plan *p;
+	size_t n, decided = 0;
+	int rc = 0;
+
+	k->nnever = 0;
+	n = plan_queue(k, now, pending, np);
+	if (n == 0)
+		return 0;
+	p = plan_with_running(k, now, running, nr, err);
+	if (!p)
+		return -1;
+	for (size_t qi = 0; qi < n && !rc; qi++) {
+		struct fw_plan_job *q = &k->planj[k->order[qi]];
+		struct sim_rjob *j = k->plan_rj[k->order[qi]];
+		struct fw_plan_decision d;
+
+		if (fw_plan_decide(p, q, fp, &d, err)) {
+			rc = -1;
+			break;
+		}
+		if (d.seq < k->cap)
+			k->by_seq[d.seq] = j;
+		decided = d.seq + 1 > decided ? d.seq + 1 : decided;
+		if (d.kind == FW_PLAN_NOT_RUNNABLE) {
+			never_add(k, j, fw_plan_reason_str(d.reason));
+			continue;
+		}
+		if (d.kind != FW_PLAN_START_NOW)
+			continue;
+		struct core_job *cj = cj_of(j);
+		uint32_t nn = bitset_nodes(k, d.nodes);
+		cj->alloc = fw_bitset_dup(d.nodes);
+		j->alloc_cpus = alloc_cpus(k, k->nodes_tmp, nn);
+		if (fw_plan_started(p, NULL, err)) {
+			rc = -1;
+			break;
+		}
+		start(ctx, j, k->nodes_tmp, nn, d.backfilled);
+		if (pass == SIM_PASS_SERIAL)
+			break;
+	}
+	if (!rc) {
+		fw_plan_bypass(p, k->bypass_inc, decided);
+		for (size_t s = 0; s < decided; s++)
+			k->by_seq[s]->bypass += k->bypass_inc[s];
+	}
+	fw_plan_free(p);
+	return rc;
+}
+
+void sim_core_job_end(struct sim_core *k, fw_time_t now, struct sim_rjob *j)
+{
+	struct core_job *cj = cj_of(j);
+
+	charge(k, j, now);
+	if (cj && cj->alloc) {
+		fw_bitset_free(cj->alloc);
+		cj->alloc = NULL;
+	}
+}
+
+/* --------------------------------------------------------------- explain */
+
+static void explain_plan(struct sim_core *k, const struct fw_plan_decision *d,
+			 struct sim_rjob *j, FILE *out)
+{
+	char ts[32];
+	struct sim_buf b = { 0 };
+	uint32_t nn = bitset_nodes(k, d->nodes);
+
+	sim_hostlist_compress(k->c, k->nodes_tmp, nn, &b);
+	fprintf(out, "plan (%s pass at this time): %s\n", "backfill",
+		fw_plan_kind_str(d->kind));
+	if (d->kind == FW_PLAN_START_NOW)
+		fprintf(out, "  it would start now on %s (at the next scheduling pass)\n",
+			b.s ? b.s : "");
+	else if (d->kind == FW_PLAN_RESERVED || d->kind == FW_PLAN_ESTIMATED)
+		fprintf(out, "  planned start %s on %s%s\n",
+			sim_fmt_time(d->start, ts, sizeof(ts)), nn ? b.s : "(nodes not fixed)",
+			d->is_protected ? " (protected: later jobs may not delay it)"
+					: " (estimate: lower jobs may still delay it)");
+	fprintf(out, "  partition %s, %u node(s), priority %u\n",
+		k->c->part[j->part].name, j->nodes, j->priority);
+	if (d->kind != FW_PLAN_START_NOW) {
+		fprintf(out, "why not running: %s", fw_plan_reason_str(d->reason));
+		if (d->blocker >= 0 && (size_t)d->blocker < k->cap &&
+		    k->by_seq[d->blocker])
+			fprintf(out, " (job %u)", k->by_seq[d->blocker]->tj->id);
+		if (d->blocker_lic >= 0 && (size_t)d->blocker_lic < k->c->nlic)
+			fprintf(out, " (license %s)", k->c->lic[d->blocker_lic].name);
+		fprintf(out, "\n");
+	}
+	sim_buf_free(&b);
+}
+
+int sim_core_explain(struct sim_core *k, fw_time_t now, struct sim_rjob *j,
+		     struct sim_rjob **pending, size_t np,
+		     struct sim_rjob **running, size_t nr, FILE *out,
+		     struct fw_err *err)
+{
+	struct core_job *cj = cj_of(j);
+	struct fw_prio_result res;
+	struct fw_prio_ctx ctx;
+	struct fw_prio_job pj;
+	char ts[32];
+
+	fprintf(out, "pending since %s, priority %u (computed %s)\n",
+		sim_fmt_time(j->submit, ts, sizeof(ts)), j->priority,
+		sim_fmt_time(cj->prio_at, ts + 0, sizeof(ts)));
+	refresh_pj(k, j, now);
+	pj = cj->pj;
+	pj.prev_priority = 0;
+	prio_ctx(k, now, &ctx);
+	fw_prio_compute(k->prio, &ctx, &pj, &res);
+	size_t len = fw_prio_explain(k->prio, &pj, &res, NULL, 0);
+	char *text = fw_xmalloc(len + 1);
+	fw_prio_explain(k->prio, &pj, &res, text, len + 1);
+	fprintf(out, "priority breakdown now:\n%s%s", text,
+		len && text[len - 1] == '\n' ? "" : "\n");
+	free(text);
+	if (j->eligible > now) {
+		fprintf(out, "why not running: not eligible before %s\n",
+			sim_fmt_time(j->eligible, ts, sizeof(ts)));
+		return 0;
+	}
+	if (cj->part_down) {
+		fprintf(out, "why not running: partition %s is not UP\n",
+			k->c->part[j->part].name);
+		return 0;
+	}
+
+	/* A backfill pass that starts nothing: the planner's record. */
+	size_t n = plan_queue(k, now, pending, np);
+	struct fw_plan *p = plan_with_running(k, now, running, nr, err);
+	int rc = p ? 0 : -1;
+	for (size_t qi = 0; qi < n && !rc; qi++) {
+		struct fw_plan_decision d;
+		struct sim_rjob *x = k->plan_rj[k->order[qi]];
+
+		rc = fw_plan_decide(p, &k->planj[k->order[qi]], FW_PASS_BACKFILL,
+				    &d, err);
+		if (rc)
+			break;
+		if (d.seq < k->cap)
+			k->by_seq[d.seq] = x;
+		if (x == j) {
+			explain_plan(k, &d, j, out);
+			if (d.kind == FW_PLAN_START_NOW)
+				fw_plan_start_failed(p, &d, err);
+			break;
+		}
+		if (d.kind == FW_PLAN_START_NOW)
+			rc = fw_plan_started(p, NULL, err);
+	}
+	if (p)
+		fw_plan_free(p);
+	return rc;
+}
+
+/* --------------------------------------------------------------- shares */
+
+void sim_core_shares(struct sim_core *k, struct sim_rjob *jobs, size_t n,
+		     struct sim_result *res)
+{
+	size_t nn = fw_fs_node_count(k->tree);
+	struct fw_fs_values *v = fw_xcalloc(nn, sizeof(*v));
+	double *sum = fw_xcalloc(nn, sizeof(double));   /* children's shares */
+	double *target = fw_xcalloc(nn, sizeof(double));
+	double *usage = fw_xcalloc(nn, sizeof(double));
+	double total = 0;
+
+	for (size_t i = 0; i < nn; i++)
+		fw_fs_node_values(k->tree, (int)i, &v[i]);
+	for (size_t i = 1; i < nn; i++)
+		if (v[i].parent >= 0 && v[i].shares_raw != FW_FS_USE_PARENT)
+			sum[v[i].parent] += v[i].shares_raw;
+	/* Parents come before children (handles only grow). */
+	target[0] = 1;
+	for (size_t i = 1; i < nn; i++) {
+		int p = v[i].parent;
+		if (p < 0)
+			continue;
+		target[i] = v[i].shares_raw == FW_FS_USE_PARENT || sum[p] <= 0
+				    ? target[p]
+				    : target[p] * v[i].shares_raw / sum[p];
+	}
+	for (size_t i = 0; i < n; i++) {
+		int node = fw_fs_resolve(k->tree, jobs[i].account ? jobs[i].account : "",
+					 jobs[i].tj->user ? jobs[i].tj->user : "");
+		if (jobs[i].usage <= 0 || node < 0 || (size_t)node >= nn)
+			continue;
+		total += jobs[i].usage;
+		for (int x = node; x >= 0; x = v[x].parent)
+			usage[x] += jobs[i].usage;
+	}
+	res->share = fw_xcalloc(nn ? nn : 1, sizeof(*res->share));
+	res->nshares = 0;
+	for (size_t i = 1; i < nn; i++) {
+		if (v[i].is_user)
+			continue;
+		struct sim_share *s = &res->share[res->nshares++];
+		s->account = sim_intern(&k->str, v[i].name);
+		s->target = target[i];
+		s->usage = usage[i];
+		s->fraction = total > 0 ? usage[i] / total : 0;
+	}
+	free(v);
+	free(sum);
+	free(target);
+	free(usage);
+}
