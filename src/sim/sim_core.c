@@ -878,8 +878,44 @@ void sim_core_job_end(struct sim_core *k, fw_time_t now, struct sim_rjob *j)
 
 /* --------------------------------------------------------------- explain */
 
+/* Running jobs holding nodes the job is planned on (or could use). */
+static void explain_holders(struct sim_core *k, const struct fw_plan_decision *d,
+			    struct sim_rjob *j, struct sim_rjob **running,
+			    size_t nr, FILE *out)
+{
+	const struct fw_bitset *want = d->nodes;
+	char ts[32];
+	int shown = 0;
+
+	for (size_t i = 0; i < nr && shown < 10; i++) {
+		const struct core_job *rc = cj_of(running[i]);
+		bool hit = false;
+
+		for (uint32_t b = 0; rc->alloc && b < rc->alloc->nbits && !hit; b++)
+			hit = fw_bitset_test(rc->alloc, b) &&
+			      (want ? fw_bitset_test(want, b)
+				    : k->c->part[j->part].nnodes > 0);
+		if (!hit)
+			continue;
+		struct sim_buf nb = { 0 };
+		uint32_t nn = bitset_nodes(k, rc->alloc);
+		sim_hostlist_compress(k->c, k->nodes_tmp, nn, &nb);
+		if (running[i]->limit > 0)
+			fprintf(out, "  job %u runs on %s until at most %s\n",
+				running[i]->tj->id, nb.s ? nb.s : "",
+				sim_fmt_time(running[i]->out->start + running[i]->limit,
+					     ts, sizeof(ts)));
+		else
+			fprintf(out, "  job %u runs on %s without a time limit\n",
+				running[i]->tj->id, nb.s ? nb.s : "");
+		sim_buf_free(&nb);
+		shown++;
+	}
+}
+
 static void explain_plan(struct sim_core *k, const struct fw_plan_decision *d,
-			 struct sim_rjob *j, FILE *out)
+			 struct sim_rjob *j, struct sim_rjob **running,
+			 size_t nr, FILE *out)
 {
 	char ts[32];
 	struct sim_buf b = { 0 };
@@ -906,6 +942,7 @@ static void explain_plan(struct sim_core *k, const struct fw_plan_decision *d,
 		if (d->blocker_lic >= 0 && (size_t)d->blocker_lic < k->c->nlic)
 			fprintf(out, " (license %s)", k->c->lic[d->blocker_lic].name);
 		fprintf(out, "\n");
+		explain_holders(k, d, j, running, nr, out);
 	}
 	sim_buf_free(&b);
 }
@@ -961,7 +998,7 @@ int sim_core_explain(struct sim_core *k, fw_time_t now, struct sim_rjob *j,
 		if (d.seq < k->cap)
 			k->by_seq[d.seq] = x;
 		if (x == j) {
-			explain_plan(k, &d, j, out);
+			explain_plan(k, &d, j, running, nr, out);
 			if (d.kind == FW_PLAN_START_NOW)
 				fw_plan_start_failed(p, &d, err);
 			break;

@@ -1,0 +1,414 @@
+/*
+ * End-to-end scenarios of fairway-sim through the real core (fw_prio,
+ * fw_fairshare, fw_plan).  Expected schedules are worked out by hand from
+ * the scheduling primer (seed 004) and written with their arithmetic.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_cluster.h"
+#include "sim_core.h"
+#include "sim_engine.h"
+#include "sim_report.h"
+#include "sim_trace.h"
+
+#define H 3600
+/* 2024-01-01T00:00:00Z */
+#define T0 1704067200LL
+
+struct run {
+	struct sim_cluster c;
+	struct sim_assocs a;
+	struct sim_trace t;
+	struct sim_core *k;
+	struct sim_result r;
+	struct sim_metrics m;
+};
+
+/* Read everything from memory, run, compute metrics.  Returns 0 or -1. */
+static int run_case(struct run *x, const char *slurm_conf,
+		    const char *fairway_conf, const char *csv,
+		    struct sim_options *o, struct fw_err *e)
+{
+	struct sim_read_opts ro = { 0 };
+
+	memset(x, 0, sizeof(*x));
+	fw_err_clear(e);
+	sim_cluster_init(&x->c);
+	sim_assocs_init(&x->a);
+	sim_trace_init(&x->t);
+	if (sim_read_slurm_conf_mem(&x->c, "slurm.conf", slurm_conf,
+				    strlen(slurm_conf), e) ||
+	    sim_cluster_finish(&x->c, e) ||
+	    sim_read_csv_mem(&x->t, "jobs.csv", csv, strlen(csv), &ro, e))
+		return -1;
+	x->k = sim_core_new(&x->c, NULL, o->policy, e);
+	if (!x->k)
+		return -1;
+	if (fairway_conf &&
+	    sim_core_read_fairway_conf_mem(x->k, "fairway.conf", fairway_conf,
+					   strlen(fairway_conf), e))
+		return -1;
+	if (sim_core_finish(x->k, e) || sim_run(&x->t, &x->c, x->k, o, &x->r, e))
+		return -1;
+	sim_metrics_compute(&x->r, &x->m);
+	return 0;
+}
+
+static void run_free(struct run *x)
+{
+	sim_result_free(&x->r);
+	sim_core_free(x->k);
+	sim_trace_free(&x->t);
+	sim_assocs_free(&x->a);
+	sim_cluster_free(&x->c);
+}
+
+static const struct sim_outjob *job(const struct run *x, uint32_t id)
+{
+	for (size_t i = 0; i < x->r.n; i++)
+		if (x->r.job[i].id == id)
+			return &x->r.job[i];
+	ck_abort_msg("no job %u", id);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ primer */
+
+/* Four nodes, no priority weights: the queue is in submit order. */
+static const char primer_conf[] =
+	"NodeName=node[1-4] CPUs=4\n"
+	"PartitionName=batch Nodes=node[1-4] Default=YES MaxTime=1-0\n";
+
+/* The primer's job mix (123-126), submitted together. */
+static const char primer_jobs[] =
+	"id,submit,user,account,nodes,time_limit,run_time\n"
+	"123,1704067200,markov,phys-part,2,2:00:00,2:00:00\n"
+	"124,1704067200,markov,phys-part,2,2:00:00,2:00:00\n"
+	"125,1704067200,julie,bio-env,1,1:00:00,1:00:00\n"
+	"126,1704067200,mendle,bio-epi,4,4:00:00,4:00:00\n";
+
+static void run_primer(struct run *x, enum sim_policy p)
+{
+	struct sim_options o = { .policy = p };
+	struct fw_err e;
+
+	if (run_case(x, primer_conf, NULL, primer_jobs, &o, &e)) {
+		char buf[512];
+		ck_abort_msg("%s", fw_err_str(&e, buf, sizeof(buf)));
+	}
+}
+
+START_TEST(primer_serial_takes_9h)
+{
+	struct run x;
+
+	run_primer(&x, SIM_POLICY_SERIAL);
+	/* one job at a time: 123 0-2h, 124 2-4h, 125 4-5h, 126 5-9h */
+	ck_assert_int_eq(job(&x, 123)->start, T0);
+	ck_assert_int_eq(job(&x, 124)->start, T0 + 2 * H);
+	ck_assert_int_eq(job(&x, 125)->start, T0 + 4 * H);
+	ck_assert_int_eq(job(&x, 126)->start, T0 + 5 * H);
+	ck_assert_int_eq(x.m.makespan, 9 * H);
+	/* node-hours 2*2 + 2*2 + 1*1 + 4*4 = 25 of 4 nodes * 9 h */
+	ck_assert_double_eq_tol(x.m.utilisation, 25.0 / 36.0, 1e-12);
+	run_free(&x);
+}
+END_TEST
+
+/* Shared expectations of the concurrent policies on the primer's mix. */
+static void check_primer_7h(const struct run *x)
+{
+	/* 123 and 124 fill the four nodes at 0h; at 2h 125 takes one node and
+	   126 (all four nodes) waits for it: 125 2-3h, 126 3-7h. */
+	ck_assert_int_eq(job(x, 123)->start, T0);
+	ck_assert_int_eq(job(x, 124)->start, T0);
+	ck_assert_int_eq(job(x, 125)->start, T0 + 2 * H);
+	ck_assert_int_eq(job(x, 126)->start, T0 + 3 * H);
+	ck_assert_int_eq(job(x, 126)->end, T0 + 7 * H);
+	ck_assert_int_eq(x->m.makespan, 7 * H);
+	/* 25 node-hours of 4 nodes * 7 h = 89.3% */
+	ck_assert_double_eq_tol(x->m.utilisation, 25.0 / 28.0, 1e-12);
+	ck_assert_uint_eq(x->m.done, 4);
+	/* 123 and 124 got different nodes */
+	ck_assert_uint_ne(job(x, 123)->node[0], job(x, 124)->node[0]);
+}
+
+START_TEST(primer_easy_takes_7h)
+{
+	struct run x;
+
+	run_primer(&x, SIM_POLICY_EASY);
+	check_primer_7h(&x);
+	run_free(&x);
+}
+END_TEST
+
+START_TEST(primer_conservative_takes_7h)
+{
+	struct run x;
+
+	run_primer(&x, SIM_POLICY_CONSERVATIVE);
+	check_primer_7h(&x);
+	run_free(&x);
+}
+END_TEST
+
+/*
+ * Plain FIFO (main pass only) is also 7 h here: nothing could be
+ * backfilled.  Between 2h and 3h three nodes idle, but the only waiting job
+ * (126) needs four; the main pass starts 125 at 2h exactly as backfill
+ * would, and 126 when 125 ends.
+ */
+START_TEST(primer_fifo_takes_7h_too)
+{
+	struct run x;
+
+	run_primer(&x, SIM_POLICY_FIFO);
+	check_primer_7h(&x);
+	ck_assert_uint_eq(x.r.bf_passes, 0);
+	run_free(&x);
+}
+END_TEST
+
+/*
+ * Where backfill matters: 4 nodes; A (3 nodes, 2 h), B (4 nodes, 1 h),
+ * C (1 node, 1 h), submitted in that order at 0.
+ *   FIFO: A 0-2h; B blocks the partition, so C waits: B 2-3h, C 3-4h.
+ *   EASY: B is reserved at 2h; C fits on the idle node 0-1h without
+ *         delaying B: C 0-1h (backfilled), A 0-2h, B 2-3h.  3 h.
+ */
+START_TEST(backfill_uses_the_hole)
+{
+	static const char jobs[] =
+		"id,submit,nodes,time_limit,run_time\n"
+		"1,1704067200,3,2:00:00,2:00:00\n"
+		"2,1704067200,4,1:00:00,1:00:00\n"
+		"3,1704067200,1,1:00:00,1:00:00\n";
+	struct sim_options o = { .policy = SIM_POLICY_FIFO };
+	struct run x;
+	struct fw_err e;
+
+	ck_assert_int_eq(run_case(&x, primer_conf, NULL, jobs, &o, &e), 0);
+	ck_assert_int_eq(job(&x, 2)->start, T0 + 2 * H);
+	ck_assert_int_eq(job(&x, 3)->start, T0 + 3 * H);
+	ck_assert_int_eq(x.m.makespan, 4 * H);
+	ck_assert_uint_eq(x.m.backfilled, 0);
+	run_free(&x);
+
+	o.policy = SIM_POLICY_EASY;
+	ck_assert_int_eq(run_case(&x, primer_conf, NULL, jobs, &o, &e), 0);
+	ck_assert_int_eq(job(&x, 1)->start, T0);
+	ck_assert_int_eq(job(&x, 3)->start, T0);
+	ck_assert(job(&x, 3)->backfilled);
+	ck_assert_int_eq(job(&x, 2)->start, T0 + 2 * H);
+	ck_assert_int_eq(x.m.makespan, 3 * H);
+	/* B waited while C, behind it, started: one bypass */
+	ck_assert_uint_eq(job(&x, 2)->bypass, 1);
+	run_free(&x);
+}
+END_TEST
+
+/* A job that runs past its limit is killed at the limit. */
+START_TEST(killed_at_time_limit)
+{
+	static const char jobs[] =
+		"id,submit,nodes,time_limit,run_time\n"
+		"1,1704067200,1,1:00:00,3:00:00\n";
+	struct sim_options o = { .policy = SIM_POLICY_EASY };
+	struct run x;
+	struct fw_err e;
+
+	ck_assert_int_eq(run_case(&x, primer_conf, NULL, jobs, &o, &e), 0);
+	ck_assert_int_eq(job(&x, 1)->end, T0 + H);
+	ck_assert(job(&x, 1)->killed);
+	ck_assert_uint_eq(x.m.killed, 1);
+	run_free(&x);
+}
+END_TEST
+
+/* Jobs that can never run are rejected with a reason, not lost. */
+START_TEST(impossible_jobs_are_rejected)
+{
+	static const char jobs[] =
+		"id,submit,nodes,partition,time_limit,run_time\n"
+		"1,1704067200,5,,1:00:00,1:00:00\n"
+		"2,1704067200,1,nope,1:00:00,1:00:00\n"
+		"3,1704067200,1,,2-00:00:00,1:00:00\n"
+		"4,1704067200,1,,1:00:00,1:00:00\n";
+	struct sim_options o = { .policy = SIM_POLICY_EASY };
+	struct run x;
+	struct fw_err e;
+
+	ck_assert_int_eq(run_case(&x, primer_conf, NULL, jobs, &o, &e), 0);
+	ck_assert_int_eq(job(&x, 1)->state, SIM_JOB_REJECTED);
+	ck_assert_str_eq(job(&x, 1)->reason, "more nodes than the partition has");
+	ck_assert_int_eq(job(&x, 2)->state, SIM_JOB_REJECTED);
+	ck_assert_str_eq(job(&x, 2)->reason, "unknown partition");
+	ck_assert_int_eq(job(&x, 3)->state, SIM_JOB_REJECTED);
+	ck_assert_str_eq(job(&x, 3)->reason, "time limit exceeds the partition's MaxTime");
+	ck_assert_int_eq(job(&x, 4)->state, SIM_JOB_DONE);
+	ck_assert_uint_eq(x.m.rejected, 3);
+	run_free(&x);
+}
+END_TEST
+
+/* ----------------------------------------------------- jack and jill */
+
+/*
+ * The primer's fair-share example: jack owns one node of four, jill three;
+ * P = S - U with daily usage windows (decay 0.7, seven windows), U = used
+ * node-hours / 96 node-hours a day.  Both submit six jobs at once, each
+ * asking for all four nodes for six hours.
+ *
+ *   0h:  P(jack) = 0.25 - 0     = 0.25   P(jill) = 0.75 - 0     = 0.75  -> jill
+ *   6h:  P(jill) = 0.75 - 24/96 = 0.50                                    -> jill
+ *  12h:  P(jill) = 0.75 - 48/96 = 0.25 = P(jack): tie, higher share wins -> jill
+ *  18h:  P(jill) = 0.75 - 72/96 = 0                                       -> jack
+ *
+ * Weights: PriorityWeightFairshare=1000000 makes P worth 10^6 points per
+ * unit; the tie-break is a credential priority proportional to the share
+ * (Account=jill Priority=3, jack 1; weight 1), three or one point, far
+ * below any fair-share difference the example produces (0.25 * 10^6).
+ */
+static const char jj_slurm[] =
+	"NodeName=pi[1-4] CPUs=1\n"
+	"PartitionName=pis Nodes=pi[1-4] Default=YES MaxTime=1-0\n"
+	"PriorityWeightFairshare=1000000\n"
+	"PriorityCalcPeriod=5\n"
+	"SchedulerParameters=bf_interval=30\n";
+
+static const char jj_fairway[] =
+	"FairShareFormula=share_minus_usage\n"
+	"FairShareDecay=window\n"
+	"FairShareWindow=1d\n"
+	"FairShareWindowCount=7\n"
+	"FairShareWindowFactor=0.7\n"
+	"Account=jack Parent=root Shares=1 Priority=1\n"
+	"Account=jill Parent=root Shares=3 Priority=3\n"
+	"User=jack Account=jack Shares=1\n"
+	"User=jill Account=jill Shares=1\n";
+
+START_TEST(jack_and_jill)
+{
+	struct sim_buf csv = { 0 };
+	struct sim_options o = { .policy = SIM_POLICY_FAIRWAY };
+	struct run x;
+	struct fw_err e;
+	char buf[512];
+
+	sim_buf_printf(&csv, "id,submit,user,account,nodes,time_limit,run_time\n");
+	/* jack's jobs 1-6 are submitted before jill's 7-12 (same second), so
+	   submit order alone would favour jack. */
+	for (int i = 1; i <= 12; i++)
+		sim_buf_printf(&csv, "%d,1704067200,%s,%s,4,6:00:00,6:00:00\n", i,
+			       i <= 6 ? "jack" : "jill", i <= 6 ? "jack" : "jill");
+	if (run_case(&x, jj_slurm, jj_fairway, csv.s, &o, &e))
+		ck_abort_msg("%s", fw_err_str(&e, buf, sizeof(buf)));
+	const char *who[4];
+	for (int slot = 0; slot < 4; slot++) {
+		who[slot] = NULL;
+		for (size_t i = 0; i < x.r.n; i++)
+			if (x.r.job[i].start == T0 + slot * 6 * H)
+				who[slot] = x.r.job[i].user;
+		ck_assert_ptr_nonnull(who[slot]);
+	}
+	ck_assert_str_eq(who[0], "jill");
+	ck_assert_str_eq(who[1], "jill");
+	ck_assert_str_eq(who[2], "jill");
+	ck_assert_str_eq(who[3], "jack");
+	/* Over the first day jill ran 75% and jack 25% of the time: their
+	   shares.  (The summary's usage shares cover the whole run.) */
+	run_free(&x);
+	sim_buf_free(&csv);
+}
+END_TEST
+
+/* ------------------------------------------------------------ explain */
+
+START_TEST(explain_names_the_blocker)
+{
+	static const char jobs[] =
+		"id,submit,nodes,time_limit,run_time\n"
+		"1,1704067200,3,2:00:00,2:00:00\n"
+		"2,1704067200,4,1:00:00,1:00:00\n";
+	struct sim_options o = { .policy = SIM_POLICY_EASY, .explain = true,
+				 .explain_job = 2, .explain_at = T0 + H };
+	struct run x;
+	struct fw_err e;
+	char *text = NULL;
+	size_t len = 0;
+
+	o.explain_out = open_memstream(&text, &len);
+	ck_assert_int_eq(run_case(&x, primer_conf, NULL, jobs, &o, &e), 0);
+	fclose(o.explain_out);
+	/* At 1h job 1 holds three nodes until 2h: job 2 is planned at 2h on
+	   all four nodes. */
+	ck_assert_msg(strstr(text, "== job 2 at 2024-01-01T01:00:00"), "%s", text);
+	ck_assert_msg(strstr(text, "planned start 2024-01-01T02:00:00 on node[1-4]"), "%s", text);
+	ck_assert_msg(strstr(text, "why not running:"), "%s", text);
+	/* the explanation did not change the run */
+	ck_assert_int_eq(job(&x, 2)->start, T0 + 2 * H);
+	free(text);
+	run_free(&x);
+}
+END_TEST
+
+/* Configuration errors name the file, line, key and value. */
+START_TEST(config_errors_are_located)
+{
+	struct sim_options o = { .policy = SIM_POLICY_FAIRWAY };
+	struct run x;
+	struct fw_err e;
+	char conf[512];
+
+	snprintf(conf, sizeof(conf), "%sPriorityWeightAge=lots\n", primer_conf);
+	ck_assert_int_eq(run_case(&x, conf, NULL, primer_jobs, &o, &e), -1);
+	ck_assert_str_eq(e.file, "slurm.conf");
+	ck_assert_int_eq(e.line, 3);
+	ck_assert_str_eq(e.key, "PriorityWeightAge");
+	ck_assert_str_eq(e.value, "lots");
+	run_free(&x);
+	ck_assert_int_eq(run_case(&x, primer_conf, "\nNoSuchKey=1\n", primer_jobs,
+				  &o, &e), -1);
+	ck_assert_str_eq(e.file, "fairway.conf");
+	ck_assert_int_eq(e.line, 2);
+	ck_assert_str_eq(e.key, "NoSuchKey");
+	ck_assert_str_eq(e.value, "1");
+	ck_assert_msg(strstr(e.msg, "unknown"), "%s", e.msg);
+	run_free(&x);
+}
+END_TEST
+
+static Suite *run_suite(void)
+{
+	Suite *s = suite_create("sim_run");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, primer_serial_takes_9h);
+	tcase_add_test(tc, primer_easy_takes_7h);
+	tcase_add_test(tc, primer_conservative_takes_7h);
+	tcase_add_test(tc, primer_fifo_takes_7h_too);
+	tcase_add_test(tc, backfill_uses_the_hole);
+	tcase_add_test(tc, killed_at_time_limit);
+	tcase_add_test(tc, impossible_jobs_are_rejected);
+	tcase_add_test(tc, jack_and_jill);
+	tcase_add_test(tc, explain_names_the_blocker);
+	tcase_add_test(tc, config_errors_are_located);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(run_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
