@@ -502,22 +502,33 @@ static void zero_usage(struct fw_fs_tree *t)
 		memset(t->bins, 0, t->n * t->window_count * sizeof(double));
 }
 
+/* Decayed usage of node i from its ring: sum_k D^k * bin(cur - k).
+ * Always recomputed this one way, so equal rings give equal usage. */
+static double window_usage(const struct fw_fs_tree *t, const size_t *slot,
+			   size_t i)
+{
+	const double *b = t->bins + i * t->window_count;
+	double u = 0.0;
+
+	for (size_t k = 0; k < t->window_count; k++)
+		u += t->dpow[k] * b[slot[k]];
+	return u;
+}
+
+/* Ring slot of window cur-k for every k (hoisted out of node loops). */
+static void window_slots(const struct fw_fs_tree *t, size_t *slot)
+{
+	for (size_t k = 0; k < t->window_count; k++)
+		slot[k] = fw_fs_slot(t, t->cur_window - (int64_t)k);
+}
+
 void fw_fs_window_refresh(struct fw_fs_tree *t)
 {
-	size_t cnt = t->window_count;
 	size_t slot[FW_FS_WINDOW_COUNT_MAX];
 
-	/* ring slot of window cur-k, hoisted out of the node loop */
-	for (size_t k = 0; k < cnt; k++)
-		slot[k] = fw_fs_slot(t, t->cur_window - (int64_t)k);
-	for (size_t i = 0; i < t->n; i++) {
-		const double *b = t->bins + i * cnt;
-		double u = 0.0;
-
-		for (size_t k = 0; k < cnt; k++)
-			u += t->dpow[k] * b[slot[k]];
-		t->node[i].usage = u;
-	}
+	window_slots(t, slot);
+	for (size_t i = 0; i < t->n; i++)
+		t->node[i].usage = window_usage(t, slot, i);
 }
 
 /* Move the ring to window new_w, clearing the windows that fall out. */
@@ -578,7 +589,7 @@ void fw_fs_advance(struct fw_fs_tree *t, fw_time_t now)
 	if (!t->started) {
 		t->started = true;
 		t->clock = now;
-		t->cur_window = fw_fs_floordiv(now, t->window_sec);
+		t->cur_window = fw_fs_window_at(t, now);
 		apply_resets(t, now);
 		return;
 	}
@@ -587,7 +598,7 @@ void fw_fs_advance(struct fw_fs_tree *t, fw_time_t now)
 	if (now <= t->clock)
 		return;
 	if (t->decay == FW_FS_DECAY_WINDOW) {
-		window_shift(t, fw_fs_floordiv(now, t->window_sec));
+		window_shift(t, fw_fs_window_at(t, now));
 	} else if (t->tau > 0) {
 		/* exact: 2^(-dt/halflife) */
 		double f = exp(-(double)(now - t->clock) / t->tau);
@@ -609,23 +620,24 @@ static void charge_windows(struct fw_fs_tree *t, int node, double units,
 {
 	int64_t W = t->window_sec, cnt = (int64_t)t->window_count;
 	int64_t oldest = t->cur_window - cnt + 1;
+	size_t slot[FW_FS_WINDOW_COUNT_MAX];
 
 	if (t0 < oldest * W)
 		t0 = oldest * W;
+	if (t1 <= t0)
+		return;
 	for (int64_t w = fw_fs_floordiv(t0, W); w * W < t1; w++) {
 		fw_time_t lo = t0 > w * W ? t0 : w * W;
 		fw_time_t hi = t1 < (w + 1) * W ? t1 : (w + 1) * W;
 		double amount = units * (double)(hi - lo);
-		double weight = t->dpow[t->cur_window - w];
 		size_t s = fw_fs_slot(t, w);
 
-		if (hi <= lo)
-			continue;
-		for (int i = node; i >= 0; i = t->node[i].parent) {
+		for (int i = node; i >= 0; i = t->node[i].parent)
 			t->bins[(size_t)i * t->window_count + s] += amount;
-			t->node[i].usage += weight * amount;
-		}
 	}
+	window_slots(t, slot);
+	for (int i = node; i >= 0; i = t->node[i].parent)
+		t->node[i].usage = window_usage(t, slot, (size_t)i);
 }
 
 int fw_fs_charge(struct fw_fs_tree *t, int node, double units, fw_time_t t0,

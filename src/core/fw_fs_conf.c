@@ -154,6 +154,7 @@ static int parse_priority_flags(struct fw_fs_conf *c, const char *key,
 	bool no_ft = false, depth = false, named = false;
 	const char *p = val ? val : "";
 
+	/* an empty value keeps Slurm's default; empty items are errors */
 	while (*p) {
 		const char *q = strchr(p, ',');
 		size_t len = q ? (size_t)(q - p) : strlen(p);
@@ -177,6 +178,9 @@ static int parse_priority_flags(struct fw_fs_conf *c, const char *key,
 		if (!q)
 			break;
 		p = q + 1;
+		if (!*p)
+			return fw_err_set(err, NULL, 0, key, val,
+					  "unknown flag '' (empty item)");
 	}
 	c->flag_no_fair_tree = no_ft;
 	c->flag_depth_oblivious = depth;

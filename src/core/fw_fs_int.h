@@ -60,7 +60,7 @@ struct fw_fs_tree {
 	/* decay clock */
 	bool started;
 	fw_time_t clock;
-	int64_t cur_window;      /* floor(clock / window_sec) */
+	int64_t cur_window;      /* fw_fs_window_at(clock) */
 	fw_time_t reset_anchor;  /* Slurm's last_reset: next boundary from it */
 	fw_time_t next_reset;    /* cached boundary after reset_anchor */
 	fw_time_t zeroed_at;     /* usage before this instant is gone */
@@ -97,6 +97,18 @@ static inline int64_t fw_fs_floordiv(int64_t a, int64_t b)
 	int64_t q = a / b;
 
 	return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/*
+ * The current window at time `clock`: the one holding the last elapsed
+ * second, clock - 1.  Window k covers [k*W, (k+1)*W), so at midnight the
+ * day that just ended is still "today" (the primer's daily accounting);
+ * from the next second on it is "yesterday".
+ */
+static inline int64_t fw_fs_window_at(const struct fw_fs_tree *t,
+				      fw_time_t clock)
+{
+	return fw_fs_floordiv(clock - 1, t->window_sec);
 }
 
 enum fw_fs_formula fw_fs_effective_formula(const struct fw_fs_conf *c);

@@ -183,7 +183,7 @@ static void import_header(struct fw_fs_tree *t, const struct import_hdr *h)
 		memset(t->bins, 0, t->n * t->window_count * sizeof(double));
 	t->started = h->started;
 	t->clock = h->started ? h->clock : FW_FS_NO_TIME;
-	t->cur_window = h->started ? fw_fs_floordiv(h->clock, t->window_sec) : 0;
+	t->cur_window = h->started ? fw_fs_window_at(t, h->clock) : 0;
 	t->reset_anchor = h->anchor;
 	t->zeroed_at = h->zeroed;
 	t->next_reset = FW_FS_NO_TIME;
