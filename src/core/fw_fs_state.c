@@ -54,14 +54,25 @@ static void ob_printf(struct obuf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	/* try in the free space first; grow and retry only if it is short */
+	ob_grow(b, 64);
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
 	va_end(ap);
-	ob_grow(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
+	if ((size_t)n >= b->cap - b->len) {
+		ob_grow(b, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
 	b->len += (size_t)n;
+}
+
+static void ob_putc(struct obuf *b, char c)
+{
+	ob_grow(b, 1);
+	b->s[b->len++] = c;
+	b->s[b->len] = '\0';
 }
 
 static bool plain_char(unsigned char c)
@@ -72,13 +83,18 @@ static bool plain_char(unsigned char c)
 
 static void ob_escaped(struct obuf *b, const char *s)
 {
+	static const char hexd[] = "0123456789ABCDEF";
+
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (plain_char(c))
-			ob_printf(b, "%c", c);
-		else
-			ob_printf(b, "%%%02X", c);
+		if (plain_char(c)) {
+			ob_putc(b, (char)c);
+		} else {
+			ob_putc(b, '%');
+			ob_putc(b, hexd[c >> 4]);
+			ob_putc(b, hexd[c & 15]);
+		}
 	}
 }
 
@@ -87,7 +103,7 @@ static void ob_path(struct obuf *b, const struct fw_fs_tree *t, int acct)
 {
 	if (t->node[acct].parent >= 0) {
 		ob_path(b, t, t->node[acct].parent);
-		ob_printf(b, "/");
+		ob_putc(b, '/');
 	}
 	ob_escaped(b, t->node[acct].name);
 }
@@ -133,7 +149,7 @@ char *fw_fs_state_save(const struct fw_fs_tree *t, size_t *len)
 		ob_printf(&b, "node %c ", x->is_user ? 'U' : 'A');
 		ob_path(&b, t, x->is_user ? x->parent : (int)i);
 		if (x->is_user) {
-			ob_printf(&b, " ");
+			ob_putc(&b, ' ');
 			ob_escaped(&b, x->name);
 		}
 		ob_printf(&b, " %.17g", x->usage);
@@ -142,7 +158,7 @@ char *fw_fs_state_save(const struct fw_fs_tree *t, size_t *len)
 				ob_printf(&b, " %.17g",
 					  t->bins[i * t->window_count +
 						  fw_fs_slot(t, t->cur_window - (int64_t)k)]);
-		ob_printf(&b, "\n");
+		ob_putc(&b, '\n');
 	}
 	ob_printf(&b, "end %zu\n", t->n);
 	ob_printf(&b, "checksum %016" PRIx64 "\n", fnv1a(b.s, b.len));
