@@ -128,6 +128,37 @@ START_TEST(round_trip_reset_times)
 }
 END_TEST
 
+START_TEST(reset_now_after_restart)
+{
+	/* PriorityUsageResetPeriod=NOW resets once per (re)start, also after
+	 * the saved usage was loaded */
+	struct fw_fs_conf *c = fs_test_conf(L("PriorityDecayHalfLife=0",
+					      "PriorityUsageResetPeriod=NONE"),
+					    L(TREE_DEFS));
+	struct fw_fs_conf *now = fs_test_conf(L("PriorityDecayHalfLife=0",
+						"PriorityUsageResetPeriod=NOW"),
+					      L(TREE_DEFS));
+	struct fw_fs_tree *t = fs_test_tree(c), *u = fs_test_tree(now);
+	struct fw_err err = { 0 };
+	size_t len;
+	char *buf;
+
+	charge_some(t, 1000);
+	buf = fw_fs_state_save(t, &len);
+	ck_assert_int_eq(fw_fs_state_load(u, buf, len, NULL, &err), 0);
+	ck_assert(usage_of(u, 0) == usage_of(t, 0));
+	ck_assert(usage_of(u, 0) > 0);
+	fw_fs_advance(u, 1000 + 4 * DAY);
+	ck_assert(usage_of(u, 0) == 0.0);
+	ck_assert_int_eq(fw_fs_last_reset(u), 1000 + 4 * DAY);
+	free(buf);
+	fw_fs_tree_free(t);
+	fw_fs_tree_free(u);
+	fw_fs_conf_free(c);
+	fw_fs_conf_free(now);
+}
+END_TEST
+
 START_TEST(names_are_escaped)
 {
 	struct fw_fs_conf *c = fs_test_conf(L("PriorityDecayHalfLife=0",
@@ -407,6 +438,7 @@ Suite *fs_state_suite(void)
 	tcase_add_test(tc, round_trip_halflife);
 	tcase_add_test(tc, round_trip_window);
 	tcase_add_test(tc, round_trip_reset_times);
+	tcase_add_test(tc, reset_now_after_restart);
 	tcase_add_test(tc, names_are_escaped);
 	tcase_add_test(tc, carry_onto_changed_tree);
 	tcase_add_test(tc, decay_mode_change_keeps_amount);
