@@ -1,1 +1,14 @@
 # unit tests of core module 'prio' (test_prio and test_prio_asan, as test_common in local.mk)
+check_PROGRAMS += testsuite/unit/test_prio
+testsuite_unit_test_prio_SOURCES = testsuite/unit/test_prio.c \
+	testsuite/unit/test_prio_conf.c testsuite/unit/test_prio_accrue.c \
+	testsuite/unit/test_prio.h $(FW_CORE_SRC)
+testsuite_unit_test_prio_CFLAGS = $(UNIT_CFLAGS)
+testsuite_unit_test_prio_LDADD = $(UNIT_LIBS)
+if HAVE_SANITIZERS
+check_PROGRAMS += testsuite/unit/test_prio_asan
+testsuite_unit_test_prio_asan_SOURCES = $(testsuite_unit_test_prio_SOURCES)
+testsuite_unit_test_prio_asan_CFLAGS = $(UNIT_CFLAGS) $(SAN_FLAGS)
+testsuite_unit_test_prio_asan_LDFLAGS = $(SAN_FLAGS)
+testsuite_unit_test_prio_asan_LDADD = $(UNIT_LIBS)
+endif
