@@ -16,22 +16,37 @@
 #include <stdio.h>
 #include <string.h>
 
-/* State of one computation pass that does not depend on the job. */
+/*
+ * State of one computation pass that does not depend on the job: which
+ * boost windows contain `now`.  Reading the local time costs a system call
+ * (tzset), so it is done at most once per pass, and only when some boost
+ * applies to a job at all.
+ */
 struct pass {
+	fw_time_t now;
+	bool evaluated;
 	uint64_t boost_active; /* bit i: boost i's window contains now */
 };
 
-static void pass_init(const struct fw_prio_conf *c, fw_time_t now, struct pass *p)
+static void pass_init(fw_time_t now, struct pass *p)
+{
+	p->now = now;
+	p->evaluated = false;
+	p->boost_active = 0;
+}
+
+static uint64_t active_boosts(const struct fw_prio_conf *c, struct pass *p)
 {
 	struct fw_local_time lt;
 
-	p->boost_active = 0;
-	if (!c->nboost)
-		return;
-	fw_local_time(now, &lt);
+	if (p->evaluated)
+		return p->boost_active;
+	fw_local_time(p->now, &lt);
 	for (int i = 0; i < c->nboost; i++)
 		if (fw_when_active(&c->boost[i].when, &lt))
 			p->boost_active |= (uint64_t)1 << i;
+	p->evaluated = true;
+	return p->boost_active;
 }
 
 void fw_prio_job_init(struct fw_prio_job *j)
@@ -275,17 +290,21 @@ static bool boost_matches(const struct fw_prio_boost *b, const struct fw_prio_jo
 	return true;
 }
 
-static double boost_sum(const struct fw_prio_conf *c, const struct pass *p,
+static double boost_sum(const struct fw_prio_conf *c, struct pass *p,
 			const struct fw_prio_job *j)
 {
+	uint64_t match = 0, active;
 	double sum = 0;
 
-	for (uint64_t m = p->boost_active; m; m &= m - 1) {
-		int i = __builtin_ctzll(m);
-
+	for (int i = 0; i < c->nboost; i++)
 		if (boost_matches(&c->boost[i], j))
+			match |= (uint64_t)1 << i;
+	if (!match)
+		return 0;
+	active = active_boosts(c, p);
+	for (int i = 0; i < c->nboost; i++)
+		if (match & active & ((uint64_t)1 << i))
 			sum += c->boost[i].priority;
-	}
 	return sum;
 }
 
@@ -306,7 +325,7 @@ static double base_value(const struct fw_prio_conf *c, const struct fw_prio_job 
 
 /* ------------------------------------------------------------ evaluation */
 
-static void eval_raw(const struct fw_prio_conf *c, const struct pass *p,
+static void eval_raw(const struct fw_prio_conf *c, struct pass *p,
 		     const struct fw_prio_ctx *ctx, const struct fw_prio_job *j,
 		     double *raw, double *tres_factor, double *tres_part)
 {
@@ -492,7 +511,7 @@ uint32_t fw_prio_compute(const struct fw_prio_conf *c,
 	struct pass p;
 
 	memset(res, 0, sizeof(*res));
-	pass_init(c, ctx->now, &p);
+	pass_init(ctx->now, &p);
 	eval_raw(c, &p, ctx, job, res->raw, res->tres_factor, res->tres);
 	eval_weights(c, job, res->weight);
 	res->total = combine(c, res->raw, res->weight, res->value, res->group_sum,
@@ -509,7 +528,7 @@ void fw_prio_compute_batch(const struct fw_prio_conf *c,
 {
 	struct pass p;
 
-	pass_init(c, ctx->now, &p);
+	pass_init(ctx->now, &p);
 	for (size_t i = 0; i < n; i++) {
 		double raw[FW_PRIO_NTERMS], w[FW_PRIO_NTERMS], value[FW_PRIO_NTERMS];
 		double tf[FW_PRIO_MAX_TRES], tp[FW_PRIO_MAX_TRES];
