@@ -294,6 +294,15 @@ START_TEST(moab_xfactor_table)
 		prio_of(c, &x, &j, &r);
 		ck_near(r.raw[FW_PRIO_T_XFACTOR], four_h[i]);
 	}
+	/* no time limit and no XFMinWCLimit: the denominator is at least one
+	   minute: 2 min queued -> 1 + 120/60 = 3 */
+	{
+		struct fw_prio_job j = job_plain(1);
+
+		j.accrue_time = now - 120;
+		prio_of(c, &x, &j, &r);
+		ck_near(r.raw[FW_PRIO_T_XFACTOR], 3);
+	}
 	/* weighted: 1 h job after 1 h: 100 * 2 = 200 */
 	{
 		struct fw_prio_job j = job_plain(1);

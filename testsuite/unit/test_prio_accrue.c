@@ -110,6 +110,51 @@ START_TEST(first_n_per_user)
 }
 END_TEST
 
+/*
+ * Against a brute-force reference: with only a per-user limit N, a job
+ * accrues iff fewer than N jobs of its user come before it in (submit,
+ * job id) order.  Run with a narrow and with a very wide spread of submit
+ * times (the latter exceeds 2^32 s and takes the comparison sort).
+ */
+static void check_against_reference(fw_time_t spread)
+{
+	enum { N = 3000, LIMIT = 3 };
+	struct fw_prio_conf *c = conf_ok(NULL, "AccrueMaxJobsPerUser=3\n");
+	struct fw_accrue *l = fw_accrue_new(c);
+	struct fw_prio_job *j = calloc(N, sizeof(*j));
+	fw_time_t now = spread + 1000;
+	uint64_t s = 99;
+
+	for (int i = 0; i < N; i++) {
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		/* few distinct submit times, so ties on submit are common */
+		j[i] = pend((uint32_t)(N - i), (uint32_t)((s >> 33) % 50), 1,
+			    -spread + (fw_time_t)((s >> 40) % 64) * (2 * spread / 63));
+	}
+	fw_accrue_tick(l, j, N, now);
+	for (int i = 0; i < N; i++) {
+		int before = 0;
+
+		for (int k = 0; k < N; k++)
+			if (j[k].uid == j[i].uid &&
+			    (j[k].submit_time < j[i].submit_time ||
+			     (j[k].submit_time == j[i].submit_time && j[k].job_id < j[i].job_id)))
+				before++;
+		/* a qualifying new job is credited since submission (> 0) */
+		ck_assert_int_eq(j[i].queue_sec > 0, before < LIMIT);
+	}
+	free(j);
+	fw_accrue_free(l);
+	fw_prio_conf_free(c);
+}
+
+START_TEST(limit_matches_reference)
+{
+	check_against_reference(100000);
+	check_against_reference(3000000000LL);
+}
+END_TEST
+
 START_TEST(held_jobs_take_no_slot)
 {
 	struct fw_prio_conf *c = conf_ok(NULL, "AccrueMaxJobsPerUser=1\n");
@@ -390,6 +435,7 @@ Suite *prio_accrue_suite(void)
 	tcase_add_test(tc, held_time_not_counted);
 	tcase_add_test(tc, not_before_eligible);
 	tcase_add_test(tc, first_n_per_user);
+	tcase_add_test(tc, limit_matches_reference);
 	tcase_add_test(tc, held_jobs_take_no_slot);
 	tcase_add_test(tc, first_n_per_account);
 	tcase_add_test(tc, prune_and_clock);
