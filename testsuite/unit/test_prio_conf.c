@@ -557,6 +557,89 @@ START_TEST(boost_errors)
 }
 END_TEST
 
+/* ------------------------------------------------ man page examples */
+
+static bool starts_with_slurm_key(const char *line)
+{
+	static const char *const keys[] = { "PriorityWeightAge=", "PriorityWeightFairshare=",
+		"PriorityWeightJobSize=", "PriorityWeightPartition=", "PriorityWeightQOS=",
+		"PriorityWeightAssoc=", "PriorityWeightTRES=", "PriorityMaxAge=",
+		"PriorityFavorSmall=", "PriorityCalcPeriod=", "PriorityFlags=" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strncmp(line, keys[i], strlen(keys[i])))
+			return true;
+	return false;
+}
+
+/* Remove troff's "\-" escapes and the trailing newline. */
+static void untroff(char *s)
+{
+	char *d = s;
+
+	for (char *p = s; *p; p++) {
+		if (p[0] == '\\' && p[1] == '-')
+			continue;
+		if (*p != '\n')
+			*d++ = *p;
+	}
+	*d = '\0';
+}
+
+static void example_ok(const char *text, int lineno)
+{
+	struct fw_err err;
+	struct fw_prio_conf *c;
+	char buf[600];
+
+	if (starts_with_slurm_key(text))
+		c = conf_try(text, NULL, &err);
+	else
+		c = conf_try(NULL, text, &err);
+	ck_assert_msg(c, "man page line %d: example '%s' rejected: %s", lineno, text,
+		      fw_err_str(&err, buf, sizeof(buf)));
+	fw_prio_conf_free(c);
+}
+
+/* Every "Example: .B ..." and every example block must be accepted. */
+START_TEST(man_page_examples_parse)
+{
+	FILE *f = fopen(FW_TOP_SRCDIR "/doc/man/fairway.conf.prio.man", "r");
+	char line[512], block[4096] = "";
+	bool want_example = false, in_block = false;
+	int lineno = 0, examples = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		untroff(line);
+		if (!strcmp(line, ".RS") && in_block) {
+			block[0] = '\0';
+		} else if (!strcmp(line, ".nf")) {
+			in_block = true;
+			block[0] = '\0';
+		} else if (!strcmp(line, ".fi")) {
+			in_block = false;
+			/* the formula blocks are not configuration */
+			if (strchr(block, '=') && !strstr(block, "(x)") && !strstr(block, "total")) {
+				example_ok(block, lineno);
+				examples++;
+			}
+		} else if (in_block && line[0] != '.') {
+			strncat(block, line, sizeof(block) - strlen(block) - 2);
+			strcat(block, "\n");
+		} else if (want_example && !strncmp(line, ".B ", 3)) {
+			example_ok(line + 3, lineno);
+			examples++;
+		}
+		want_example = strstr(line, "Example") && line[strlen(line) - 1] == ':';
+	}
+	fclose(f);
+	/* guard against the scan silently finding nothing */
+	ck_assert_int_ge(examples, 30);
+}
+END_TEST
+
 Suite *prio_conf_suite(void)
 {
 	Suite *s = suite_create("prio_conf");
@@ -575,6 +658,7 @@ Suite *prio_conf_suite(void)
 	tcase_add_test(tc, fairway_errors);
 	tcase_add_test(tc, entity_errors);
 	tcase_add_test(tc, boost_errors);
+	tcase_add_test(tc, man_page_examples_parse);
 	suite_add_tcase(s, tc);
 	return s;
 }
