@@ -13,17 +13,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 16 bytes: the table of 100k jobs is walked on every tick. */
 struct entry {
 	uint32_t job_id;
+	uint32_t gen;     /* tick that last saw the job (wraps harmlessly) */
+	uint32_t accrued; /* seconds; 136 years fit */
 	bool used;
-	bool accruing;   /* qualified at the last tick */
-	uint64_t gen;    /* tick that last saw the job */
-	int64_t accrued; /* seconds */
+	bool accruing;    /* qualified at the last tick */
+};
+
+/* A job that may accrue, with its place in submit order. */
+struct cand {
+	uint64_t key;     /* (submit - earliest submit) << 32 | job id */
+	fw_time_t submit;
+	uint32_t job_id;
+	uint32_t idx;
+};
+
+/* Counting map uid/account -> jobs accruing so far in this tick. */
+struct counter {
+	size_t cap;       /* power of two */
+	uint32_t *key;
+	uint32_t *cnt;
+	bool *used;
+};
+
+/*
+ * Buffers of a tick, kept between ticks: fresh large allocations would be
+ * page-faulted in on every tick.
+ */
+struct scratch {
+	size_t cap;       /* jobs the buffers hold */
+	struct cand *cand, *tmp;
+	bool *ok;
+	struct counter users, accounts;
 };
 
 struct fw_accrue {
+	struct scratch sc;
 	uint32_t max_user, max_account;
-	uint64_t gen;
+	uint32_t gen;
 	fw_time_t last; /* time of the last tick, 0 = none */
 	size_t n, cap;  /* cap: power of two, load <= 1/2 */
 	struct entry *tab;
@@ -97,6 +126,8 @@ static struct entry *insert(struct fw_accrue *l, uint32_t id, bool *is_new)
 
 /* --------------------------------------------------------------- lifecycle */
 
+static void scratch_free(struct scratch *sc);
+
 struct fw_accrue *fw_accrue_new(const struct fw_prio_conf *c)
 {
 	struct fw_accrue *l = fw_xcalloc(1, sizeof(*l));
@@ -115,6 +146,7 @@ void fw_accrue_free(struct fw_accrue *l)
 {
 	if (!l)
 		return;
+	scratch_free(&l->sc);
 	free(l->tab);
 	free(l);
 }
@@ -159,14 +191,6 @@ static bool may_accrue(const struct fw_prio_job *j, fw_time_t now)
 	return !j->held && !j->running && eligible_from(j) <= now;
 }
 
-/* A job that may accrue, with its place in submit order. */
-struct cand {
-	uint64_t key;     /* (submit - earliest submit) << 32 | job id */
-	fw_time_t submit;
-	uint32_t job_id;
-	uint32_t idx;
-};
-
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
@@ -184,10 +208,10 @@ static int cand_cmp(const void *a, const void *b)
  * than qsort for 100k jobs; qsort remains for submit times spread over more
  * than 2^32 s, which the packed key cannot hold.
  */
-static void sort_cands(struct cand *c, size_t n)
+static void sort_cands(struct cand *c, struct cand *tmp, size_t n)
 {
 	fw_time_t lo, hi;
-	struct cand *tmp, *src = c, *dst;
+	struct cand *src = c, *dst;
 
 	if (n < 2)
 		return;
@@ -204,7 +228,6 @@ static void sort_cands(struct cand *c, size_t n)
 	}
 	for (size_t i = 0; i < n; i++)
 		c[i].key = (uint64_t)(c[i].submit - lo) << 32 | c[i].job_id;
-	tmp = fw_xmalloc(n * sizeof(*tmp));
 	dst = tmp;
 	for (int shift = 0; shift < 64; shift += 8) {
 		size_t count[257] = { 0 };
@@ -222,25 +245,29 @@ static void sort_cands(struct cand *c, size_t n)
 	}
 	if (src != c)
 		memcpy(c, src, n * sizeof(*c));
-	free(tmp);
 }
 
-/* Small counting map uid/account -> jobs accruing so far. */
-struct counter {
-	size_t cap;
-	uint32_t *key;
-	uint32_t *cnt;
-	bool *used;
-};
-
-static void counter_init(struct counter *m, size_t n)
+static void counter_free(struct counter *m)
 {
+	free(m->key);
+	free(m->cnt);
+	free(m->used);
+}
+
+static void counter_alloc(struct counter *m, size_t n)
+{
+	counter_free(m);
 	m->cap = 16;
 	while (m->cap < 2 * n)
 		m->cap *= 2;
-	m->key = fw_xcalloc(m->cap, sizeof(uint32_t));
-	m->cnt = fw_xcalloc(m->cap, sizeof(uint32_t));
-	m->used = fw_xcalloc(m->cap, sizeof(bool));
+	m->key = fw_xmalloc(m->cap * sizeof(uint32_t));
+	m->cnt = fw_xmalloc(m->cap * sizeof(uint32_t));
+	m->used = fw_xmalloc(m->cap * sizeof(bool));
+}
+
+static void counter_clear(struct counter *m)
+{
+	memset(m->used, 0, m->cap * sizeof(bool));
 }
 
 static uint32_t *counter_at(struct counter *m, uint32_t key)
@@ -252,23 +279,40 @@ static uint32_t *counter_at(struct counter *m, uint32_t key)
 	if (!m->used[i]) {
 		m->used[i] = true;
 		m->key[i] = key;
+		m->cnt[i] = 0;
 	}
 	return &m->cnt[i];
 }
 
-static void counter_free(struct counter *m)
+static void scratch_reserve(struct scratch *sc, size_t n)
 {
-	free(m->key);
-	free(m->cnt);
-	free(m->used);
+	if (n <= sc->cap)
+		return;
+	sc->cap = n > 2 * sc->cap ? n : 2 * sc->cap;
+	sc->cand = fw_xrealloc(sc->cand, sc->cap * sizeof(*sc->cand));
+	sc->tmp = fw_xrealloc(sc->tmp, sc->cap * sizeof(*sc->tmp));
+	sc->ok = fw_xrealloc(sc->ok, sc->cap * sizeof(*sc->ok));
+	counter_alloc(&sc->users, sc->cap);
+	counter_alloc(&sc->accounts, sc->cap);
+}
+
+static void scratch_free(struct scratch *sc)
+{
+	free(sc->cand);
+	free(sc->tmp);
+	free(sc->ok);
+	counter_free(&sc->users);
+	counter_free(&sc->accounts);
+	memset(sc, 0, sizeof(*sc));
 }
 
 /* Decide, for every job, whether it accrues from now on. */
-static void qualify(const struct fw_accrue *l, const struct fw_prio_job *jobs,
-		    size_t n, fw_time_t now, bool *ok)
+static void qualify(struct fw_accrue *l, const struct fw_prio_job *jobs,
+		    size_t n, fw_time_t now)
 {
-	struct cand *c = fw_xmalloc((n ? n : 1) * sizeof(*c));
-	struct counter users, accounts;
+	struct scratch *sc = &l->sc;
+	struct cand *c = sc->cand;
+	bool *ok = sc->ok;
 	size_t nc = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -280,16 +324,15 @@ static void qualify(const struct fw_accrue *l, const struct fw_prio_job *jobs,
 	if (!l->max_user && !l->max_account) {
 		for (size_t k = 0; k < nc; k++)
 			ok[c[k].idx] = true;
-		free(c);
 		return;
 	}
-	sort_cands(c, nc);
-	counter_init(&users, nc);
-	counter_init(&accounts, nc);
+	sort_cands(c, sc->tmp, nc);
+	counter_clear(&sc->users);
+	counter_clear(&sc->accounts);
 	for (size_t k = 0; k < nc; k++) {
 		const struct fw_prio_job *j = &jobs[c[k].idx];
-		uint32_t *u = counter_at(&users, j->uid);
-		uint32_t *a = counter_at(&accounts, j->account_id);
+		uint32_t *u = counter_at(&sc->users, j->uid);
+		uint32_t *a = counter_at(&sc->accounts, j->account_id);
 
 		/* only jobs that accrue use up a slot of their user/account */
 		if ((l->max_user && *u >= l->max_user) ||
@@ -299,17 +342,21 @@ static void qualify(const struct fw_accrue *l, const struct fw_prio_job *jobs,
 		(*a)++;
 		ok[c[k].idx] = true;
 	}
-	counter_free(&users);
-	counter_free(&accounts);
-	free(c);
+}
+
+static uint32_t add_sat(uint32_t a, fw_time_t b)
+{
+	return b >= (fw_time_t)(UINT32_MAX - a) ? UINT32_MAX : a + (uint32_t)b;
 }
 
 void fw_accrue_tick(struct fw_accrue *l, struct fw_prio_job *jobs, size_t n,
 		    fw_time_t now)
 {
-	bool *ok = fw_xmalloc((n ? n : 1) * sizeof(bool));
+	bool *ok;
 
-	qualify(l, jobs, n, now, ok);
+	scratch_reserve(&l->sc, n ? n : 1);
+	qualify(l, jobs, n, now);
+	ok = l->sc.ok;
 	l->gen++;
 	for (size_t i = 0; i < n; i++) {
 		bool is_new;
@@ -320,10 +367,10 @@ void fw_accrue_tick(struct fw_accrue *l, struct fw_prio_job *jobs, size_t n,
 			fw_time_t from = eligible_from(&jobs[i]);
 
 			if (ok[i] && now > from)
-				e->accrued = now - from;
+				e->accrued = add_sat(0, now - from);
 		} else if (e->accruing && l->last && now > l->last) {
 			/* it qualified at the last tick: the interval counts */
-			e->accrued += now - l->last;
+			e->accrued = add_sat(e->accrued, now - l->last);
 		}
 		e->accruing = ok[i];
 		e->gen = l->gen;
@@ -331,7 +378,6 @@ void fw_accrue_tick(struct fw_accrue *l, struct fw_prio_job *jobs, size_t n,
 	}
 	if (now > l->last)
 		l->last = now;
-	free(ok);
 }
 
 /* ----------------------------------------------------------- serialisation */
@@ -384,7 +430,7 @@ char *fw_accrue_save(const struct fw_accrue *l, size_t *len)
 
 		if (e->used)
 			sb_printf(&b, "%" PRIu32 " %" PRId64 " %d\n", e->job_id,
-				  e->accrued, e->accruing ? 1 : 0);
+				  (int64_t)e->accrued, e->accruing ? 1 : 0);
 	}
 	sb_printf(&b, "end %016" PRIx64 "\n", fnv1a(b.s, b.len));
 	if (len)
@@ -448,11 +494,11 @@ static int parse_job_line(const char *s, const char *e, struct entry *out)
 	if (take_i64(&p, &id) || *p++ != ' ' || take_i64(&p, &acc) || *p++ != ' ' ||
 	    take_i64(&p, &q) || p != e)
 		return -1;
-	if (id > UINT32_MAX || q > 1)
+	if (id > UINT32_MAX || acc > UINT32_MAX || q > 1)
 		return -1;
 	memset(out, 0, sizeof(*out));
 	out->job_id = (uint32_t)id;
-	out->accrued = acc;
+	out->accrued = (uint32_t)acc;
 	out->accruing = q == 1;
 	return 0;
 }
@@ -528,6 +574,7 @@ int fw_accrue_load(struct fw_accrue *l, const char *buf, size_t len,
 	}
 	free(l->tab);
 	tmp.last = last;
+	tmp.sc = l->sc;
 	*l = tmp;
 	return 0;
 }

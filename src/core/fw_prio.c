@@ -503,6 +503,19 @@ static void sprio_columns(const struct fw_prio_conf *c, struct fw_prio_result *r
 
 /* ------------------------------------------------------------- public API */
 
+static void compute_full(const struct fw_prio_conf *c, struct pass *p,
+			 const struct fw_prio_ctx *ctx, const struct fw_prio_job *job,
+			 struct fw_prio_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	eval_raw(c, p, ctx, job, res->raw, res->tres_factor, res->tres);
+	eval_weights(c, job, res->weight);
+	res->total = combine(c, res->raw, res->weight, res->value, res->group_sum,
+			     res->group_value);
+	res->priority = to_priority(c, job, res->total);
+	sprio_columns(c, res);
+}
+
 uint32_t fw_prio_compute(const struct fw_prio_conf *c,
 			 const struct fw_prio_ctx *ctx,
 			 const struct fw_prio_job *job,
@@ -510,15 +523,21 @@ uint32_t fw_prio_compute(const struct fw_prio_conf *c,
 {
 	struct pass p;
 
-	memset(res, 0, sizeof(*res));
 	pass_init(ctx->now, &p);
-	eval_raw(c, &p, ctx, job, res->raw, res->tres_factor, res->tres);
-	eval_weights(c, job, res->weight);
-	res->total = combine(c, res->raw, res->weight, res->value, res->group_sum,
-			     res->group_value);
-	res->priority = to_priority(c, job, res->total);
-	sprio_columns(c, res);
+	compute_full(c, &p, ctx, job, res);
 	return res->priority;
+}
+
+void fw_prio_compute_many(const struct fw_prio_conf *c,
+			  const struct fw_prio_ctx *ctx,
+			  const struct fw_prio_job *jobs, size_t n,
+			  struct fw_prio_result *res)
+{
+	struct pass p;
+
+	pass_init(ctx->now, &p);
+	for (size_t i = 0; i < n; i++)
+		compute_full(c, &p, ctx, &jobs[i], &res[i]);
 }
 
 void fw_prio_compute_batch(const struct fw_prio_conf *c,

@@ -319,6 +319,15 @@ void fw_prio_compute_batch(const struct fw_prio_conf *c,
 			   uint32_t *priority, double *total);
 
 /*
+ * Full breakdown of n jobs (sprio, `fairway explain` of a queue): as
+ * fw_prio_compute for each, sharing the pass state (local time for boosts).
+ */
+void fw_prio_compute_many(const struct fw_prio_conf *c,
+			  const struct fw_prio_ctx *ctx,
+			  const struct fw_prio_job *jobs, size_t n,
+			  struct fw_prio_result *res);
+
+/*
  * Human-readable breakdown of a result (every enabled term with raw value,
  * weight, cap and weighted value; groups; total; sprio columns), for
  * `fairway explain` and `fairway-sim --explain`.  snprintf semantics:

@@ -4,7 +4,8 @@
  * three weighted TRES, credentials, fair-share, resources, service, targets,
  * usage, boosts, base+growth, term and group caps, PriorityScale), on one
  * core.  Also times the accrual ledger's tick over the same jobs and the
- * single-job path with full breakdown.  Target: < 50 ms per recomputation.
+ * paths with full breakdown (sprio, explain).  Target: < 50 ms per
+ * recomputation.
  *
  * Method: jobs are generated once (deterministic LCG); each measurement is
  * repeated REPS times and the minimum and median wall-clock times
@@ -248,7 +249,19 @@ int main(void)
 			sum += fw_prio_compute(c, &ctx, &jobs[i], &r);
 		ms[k] = now_ms() - t0;
 	}
-	report("fw_prio_compute, full breakdown (100k)", ms, 3, NJOBS);
+	report("fw_prio_compute one by one (100k)", ms, 3, NJOBS);
+
+	{
+		struct fw_prio_result *all = malloc(NJOBS * sizeof(*all));
+
+		for (int k = 0; k < 3; k++) {
+			t0 = now_ms();
+			fw_prio_compute_many(c, &ctx, jobs, NJOBS, all);
+			ms[k] = now_ms() - t0;
+		}
+		report("fw_prio_compute_many, full breakdown (100k)", ms, 3, NJOBS);
+		free(all);
+	}
 
 	{
 		uint64_t check = 0;

@@ -1091,12 +1091,16 @@ START_TEST(sprio_identity_random_jobs)
 
 	for (int i = 0; i < N; i++)
 		random_job(&seed, now, &jobs[i], tres[i], tot[i]);
+	static struct fw_prio_result many[N];
+
 	fw_prio_compute_batch(c, &x, jobs, N, batch, totals);
+	fw_prio_compute_many(c, &x, jobs, N, many);
 	for (int i = 0; i < N; i++) {
 		struct fw_prio_result r;
 		double sum = 0;
 
 		fw_prio_compute(c, &x, &jobs[i], &r);
+		ck_assert(!memcmp(&r, &many[i], sizeof(r)));
 		check_sprio_identity(&r);
 		ck_assert_uint_eq(batch[i], r.priority);
 		ck_assert(totals[i] == r.total);
