@@ -592,9 +592,18 @@ static const char *cap_str(double cap, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A term is listed when it adds something, or when it is configured (its
+ * weight is not the default) even if it adds nothing now, e.g. Age of a job
+ * that does not accrue yet.  Default-weighted terms with raw value 0 (a
+ * credential without Priority=, no boost) are noise.
+ */
 static bool term_shown(const struct fw_prio_result *r, int t)
 {
-	return r->weight[t] != 0;
+	if (r->weight[t] == 0)
+		return false;
+	return r->raw[t] != 0 ||
+	       r->weight[t] != fw_prio_term_default_weight((enum fw_prio_term)t);
 }
 
 static void explain_tres(const struct fw_prio_conf *c, const struct fw_prio_result *r,
@@ -664,7 +673,7 @@ size_t fw_prio_explain(const struct fw_prio_conf *c,
 	for (int g = 0; g < FW_PRIO_NGROUPS; g++)
 		if (group_shown(res, g))
 			explain_group(c, res, g, &o);
-	put(&o, "  not weighted:");
+	put(&o, "  zero (no weight or nothing to add):");
 	for (int t = 0; t < FW_PRIO_NTERMS; t++) {
 		if (term_shown(res, t))
 			continue;

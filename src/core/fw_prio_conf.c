@@ -97,6 +97,11 @@ enum fw_prio_group fw_prio_term_group(enum fw_prio_term t)
 	return (enum fw_prio_group)g;
 }
 
+double fw_prio_term_default_weight(enum fw_prio_term t)
+{
+	return (unsigned)t < FW_PRIO_NTERMS ? terms[t].def_weight : 0;
+}
+
 const char *fw_prio_group_name(enum fw_prio_group g)
 {
 	return (unsigned)g < FW_PRIO_NGROUPS ? group_names[g] : "?";

@@ -115,4 +115,7 @@ struct fw_prio_conf {
 	bool any_base, any_target, any_boost;
 };
 
+/* A term's weight when nothing configures it (1 for points, -1 for Nice). */
+double fw_prio_term_default_weight(enum fw_prio_term t);
+
 #endif /* FW_PRIO_INT_H */
