@@ -660,15 +660,11 @@ static int set_once(bool *flag, const char *key, const char *value,
 	return FW_CONF_OK;
 }
 
+/* Slurm's weight keys never get here: fw_prio_conf_line rejects them first. */
 static int term_weight_key(struct fw_prio_conf *c, int t, const char *key,
 			   const char *v, struct fw_err *err)
 {
-	if (terms[t].src == W_SLURM || t == FW_PRIO_T_TRES)
-		return conf_err(err, key, v,
-				"%s is a slurm.conf parameter: set it in slurm.conf "
-				"(fairway.conf's PriorityCap%s and PriorityGroupWeightSlurm "
-				"also apply to it)", key, terms[t].name);
-	if (terms[t].src == W_FIXED)
+	if (terms[t].src != W_FAIRWAY)
 		return conf_err(err, key, v,
 				"the %s term has a fixed weight (%g), as in Slurm; bound it "
 				"with PriorityCap%s", terms[t].name, terms[t].def_weight,
@@ -1003,7 +999,9 @@ int fw_prio_conf_line(struct fw_prio_conf *c, const struct fw_kv *kv,
 	for (int i = 0; i < kv->n; i++)
 		if (is_slurm_key(kv->key[i]))
 			return conf_err(err, kv->key[i], kv->val[i],
-					"%s is a slurm.conf parameter: set it in slurm.conf",
+					"%s is a slurm.conf parameter: set it in slurm.conf "
+					"(fairway.conf's PriorityCap<Term> and "
+					"PriorityGroupWeightSlurm apply to Slurm's terms)",
 					kv->key[i]);
 	kind = entity_kind(kv->key[0]);
 	if (kind >= 0)
