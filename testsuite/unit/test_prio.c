@@ -1149,6 +1149,35 @@ START_TEST(explain_text)
 }
 END_TEST
 
+/* Explain with caps, TRES parts and a priority held by INCR_ONLY. */
+START_TEST(explain_caps_tres_incr_only)
+{
+	struct fw_prio_conf *c = conf_ok(
+		"PriorityWeightTRES=CPU=1000\nPriorityFlags=INCR_ONLY\n",
+		"PriorityWeightCPUs=10 PriorityCapCPUs=25\n");
+	struct fw_prio_ctx x = ctx_at(JAN1_2026);
+	struct fw_prio_result r;
+	struct fw_prio_job j = job_plain(9);
+	static const uint64_t tres[1] = { 8 }, tot[1] = { 64 };
+	char buf[4096];
+
+	/* CPUs 4*10 = 40 capped 25; TRES 1000*8/64 = 125: 150, below the
+	   previous 200 which INCR_ONLY keeps */
+	j.cpus = 4;
+	j.tres = tres;
+	j.part_tres_total = tot;
+	j.prev_priority = 200;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 200);
+	fw_prio_explain(c, &j, &r, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "INCR_ONLY keeps the previous 200"));
+	ck_assert_ptr_nonnull(strstr(buf, "cap 25"));
+	ck_assert_ptr_nonnull(strstr(buf, "TRES CPU"));
+	ck_assert_ptr_nonnull(strstr(buf, "factor 0.125"));
+	ck_assert_ptr_nonnull(strstr(buf, "TRES:CPU 125"));
+	fw_prio_conf_free(c);
+}
+END_TEST
+
 START_TEST(term_and_group_names)
 {
 	ck_assert_str_eq(fw_prio_term_name(FW_PRIO_T_QUEUE_TIME), "QueueTime");
@@ -1193,6 +1222,7 @@ Suite *prio_compute_suite(void)
 	tcase_add_test(tc, queue_time_sources);
 	tcase_add_test(tc, sprio_identity_random_jobs);
 	tcase_add_test(tc, explain_text);
+	tcase_add_test(tc, explain_caps_tres_incr_only);
 	tcase_add_test(tc, term_and_group_names);
 	suite_add_tcase(s, tc);
 	return s;

@@ -186,6 +186,17 @@ START_TEST(slurm_keys)
 	ck_assert(fw_prio_weighted_tres_weight(c, 1) == 0.25 / 1024);
 	fw_prio_conf_free(c);
 
+	/* trailing blanks, bb's MB base unit (G divides by 1024 once), and a
+	   TRES given twice (the last weight wins, as in Slurm) */
+	c = conf_ok("PriorityFlags=\"INCR_ONLY , MAX_TRES \"\n"
+		    "PriorityWeightTRES=bb/cray=3G,cpu=1,CPU=5\n", NULL);
+	ck_assert_uint_eq(fw_prio_flags(c), FW_PRIO_FLAG_FAIR_TREE | FW_PRIO_FLAG_INCR_ONLY |
+			  FW_PRIO_FLAG_MAX_TRES);
+	ck_assert_int_eq(fw_prio_weighted_tres(c), 2);
+	ck_assert(fw_prio_weighted_tres_weight(c, 0) == 3.0 / 1024);
+	ck_assert(fw_prio_weighted_tres_weight(c, 1) == 5);
+	fw_prio_conf_free(c);
+
 	/* UNLIMITED age horizon, as Slurm stores it: 2^32 - 60 s */
 	c = conf_ok("PriorityMaxAge=UNLIMITED\nPriorityMaxAge=UNLIMITED\n", NULL);
 	ck_assert_int_eq(fw_prio_max_age(c), 4294967236LL);
@@ -244,9 +255,9 @@ START_TEST(slurm_key_errors)
 	conf_rejects("PriorityWeightTRES=CPU=abc", NULL, "PriorityWeightTRES", "CPU=abc");
 	conf_rejects("PriorityWeightTRES=Mem=2X", NULL, "PriorityWeightTRES", "Mem=2X");
 	conf_rejects("PriorityWeightTRES=Mem=2GiB", NULL, "PriorityWeightTRES", "Mem=2GiB");
-	conf_rejects("PriorityFlags=INCR_ONLY,AN_EXCEEDINGLY_LONG_FLAG_NAME_THAT_NOBODY_EVER_DEFINED_ANYWHERE",
+	conf_rejects("PriorityFlags=INCR_ONLY,AN_EXCEEDINGLY_LONG_FLAG_NAME_THAT_NOBODY_EVER_DEFINED_ANYWHERE_AT_ALL_REALLY",
 		     NULL, "PriorityFlags",
-		     "INCR_ONLY,AN_EXCEEDINGLY_LONG_FLAG_NAME_THAT_NOBODY_EVER_DEFINED_ANYWHERE");
+		     "INCR_ONLY,AN_EXCEEDINGLY_LONG_FLAG_NAME_THAT_NOBODY_EVER_DEFINED_ANYWHERE_AT_ALL_REALLY");
 	{
 		/* at most FW_PRIO_MAX_TRES weighted TRES */
 		char v[1024] = "", line[1100];
@@ -337,6 +348,13 @@ START_TEST(fairway_keys)
 	ck_assert_int_eq(fw_prio_accrue_policy(c), FW_ACCRUE_ELIGIBLE);
 	ck_assert_uint_eq(fw_prio_accrue_max_user(c), 4);
 	ck_assert_uint_eq(fw_prio_accrue_max_account(c), 0);
+	fw_prio_conf_free(c);
+
+	/* UNLIMITED spelled out: no limit, so no implied policy */
+	c = conf_ok(NULL, "AccrueMaxJobsPerUser=UNLIMITED AccrueMaxJobsPerAccount=unlimited\n"
+			  "QOS=q BasePriority=5 BasePriorityMax=UNLIMITED\n");
+	ck_assert_uint_eq(fw_prio_accrue_max_user(c), 0);
+	ck_assert_int_eq(fw_prio_accrue_policy(c), FW_ACCRUE_ACCRUE_TIME);
 	fw_prio_conf_free(c);
 }
 END_TEST
@@ -497,6 +515,8 @@ START_TEST(entity_errors)
 		     "GrowthPerMinute", "fast");
 	conf_rejects(NULL, "Partition=p BasePriority=1 BasePriorityMax=lots",
 		     "BasePriorityMax", "lots");
+	conf_rejects(NULL, "Partition=p BasePriority=1 BasePriorityMax=9 BasePriorityMax=9",
+		     "BasePriorityMax", "9");
 	conf_rejects(NULL, "QOS=q QueueTimeWeight=?", "QueueTimeWeight", "?");
 	conf_rejects(NULL, "QOS=q XFactorWeight=", "XFactorWeight", "");
 	conf_rejects(NULL, "QOS=q TargetQueueTime=later", "TargetQueueTime", "later");
@@ -525,6 +545,10 @@ START_TEST(entity_errors)
 		c = conf_try(NULL, "QOS=q PriorityScale=2", &e);
 		ck_assert_ptr_null(c);
 		ck_assert_str_eq(e.key, "PriorityScale");
+		c = conf_try(NULL, "Boost=b User=u Priority=1 When=monthly:1 Shares=3", &e);
+		ck_assert_ptr_null(c);
+		ck_assert_str_eq(e.key, "Shares");
+		ck_assert_str_eq(e.msg, "unknown key");
 	}
 }
 END_TEST
@@ -563,6 +587,11 @@ START_TEST(boost_errors)
 	conf_rejects(NULL, "Boost=b User=u Priority=1 When=daily:24:00-02:00", "When",
 		     "daily:24:00-02:00");
 	conf_rejects(NULL, "Boost=b User=u Priority=1 When=daily:1:00", "When", "daily:1:00");
+	conf_rejects(NULL, "Boost=b User=u Priority=1 When=daily:10-12", "When", "daily:10-12");
+	conf_rejects(NULL, "Boost=b User=u Priority=1 When=daily:10:5x-11:00", "When",
+		     "daily:10:5x-11:00");
+	conf_rejects(NULL, "Boost=b User=u Priority=1 When=weekly:Fri@1800-Mon@06:00", "When",
+		     "weekly:Fri@1800-Mon@06:00");
 	conf_rejects(NULL, "Boost=b User=u Priority=1 When=daily:10:60-11:00", "When",
 		     "daily:10:60-11:00");
 	conf_rejects(NULL, "Boost=b User=u Priority=1 When=weekly:Fri@10:00-Fri@10:00", "When",
