@@ -19,8 +19,15 @@
  * fairway.conf lines (fw_prio_conf_line), optionally fw_prio_bind_tres(),
  * then fw_prio_conf_finish().  Resolve entity names of each job once with
  * fw_prio_resolve(), fill struct fw_prio_job, and call fw_prio_compute()
- * (one job, full breakdown) or fw_prio_compute_batch() (hot path).
+ * (one job, full breakdown), fw_prio_compute_many() (full breakdown of a
+ * queue, e.g. sprio) or fw_prio_compute_batch() (the hot path).  With
+ * AccruePolicy=Eligible the adapter first runs fw_accrue_tick()
+ * (fw_accrue.h) to fill each job's effective queue time.
  * The configuration is read-only after finish; it may be shared by threads.
+ *
+ * Multi-partition jobs: compute once per partition with that partition's
+ * fields (partition, part_prio_*, part_tres_total), as Slurm's
+ * priority_array.
  */
 #ifndef FW_PRIO_H
 #define FW_PRIO_H
@@ -264,7 +271,7 @@ struct fw_prio_ctx {
 	uint64_t total_mem_mb;  /* PE */
 };
 
-#define FW_PRIO_MAX_TRES 32   /* TRES with a non-zero weight */
+#define FW_PRIO_MAX_TRES 32   /* entries of PriorityWeightTRES */
 #define FW_PRIO_MAX_BOOSTS 64
 
 /*
@@ -298,7 +305,7 @@ struct fw_prio_result {
 
 /* Weighted TRES: the entries of PriorityWeightTRES, in the order written. */
 int fw_prio_weighted_tres(const struct fw_prio_conf *c);
-/* Index into the bound TRES list, name and weight of weighted TRES k. */
+/* Weighted TRES k: its index in the bound TRES list (fw_prio_tres_name) and weight. */
 int fw_prio_weighted_tres_index(const struct fw_prio_conf *c, int k);
 double fw_prio_weighted_tres_weight(const struct fw_prio_conf *c, int k);
 
