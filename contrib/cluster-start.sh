@@ -17,6 +17,8 @@
 #     --dbd              also start MariaDB + slurmdbd (accounting storage)
 #     --no-fairway       use Slurm's priority/multifactor + sched/backfill
 #
+# With --dbd, AccountingStoragePass names the private munge socket (Slurm
+# uses it for connections to slurmdbd).
 # Writes DIR/env (source it: exports SLURM_CONF and FAIRWAY_CLUSTER).
 # contrib/cluster-stop.sh --dir DIR ends everything this started.
 set -euo pipefail
@@ -99,6 +101,7 @@ if [ "$dbd" = 1 ]; then
   acct_lines="AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStoragePort=$dbdport
+AccountingStoragePass=$sock
 AccountingStorageEnforce=associations,limits,qos"
 fi
 cat > "$conf" <<EOF

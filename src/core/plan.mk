@@ -1,1 +1,7 @@
-# core module 'plan': FW_CORE_SRC += src/core/fw_plan.c src/core/fw_plan.h
+# core module 'plan': the planner (timeline, main and backfill passes),
+# its node-set bitsets, cluster description and configuration.
+FW_PLAN_SRC = src/core/fw_bitset.c src/core/fw_bitset.h \
+	src/core/fw_plan.c src/core/fw_plan.h \
+	src/core/fw_plan_cluster.c src/core/fw_plan_conf.c \
+	src/core/fw_plan_tl.c src/core/fw_plan_tl.h
+FW_CORE_SRC += $(FW_PLAN_SRC)

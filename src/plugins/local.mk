@@ -2,7 +2,8 @@
 # -l flags (slurmctld and libslurmfull resolve Slurm's symbols at dlopen
 # time, lazily), never with -z now.
 FW_PLUGIN_LDFLAGS = -module -avoid-version -shared -export-dynamic
-FW_PLUGIN_COMMON = src/plugins/common/fw_slurm.c src/plugins/common/fw_slurm.h
+FW_PLUGIN_COMMON = src/plugins/common/fw_slurm.c src/plugins/common/fw_slurm.h \
+	src/plugins/common/fw_server.c src/plugins/common/fw_server.h
 
 plugin_LTLIBRARIES += src/plugins/priority/fairway/priority_fairway.la
 src_plugins_priority_fairway_priority_fairway_la_SOURCES = \

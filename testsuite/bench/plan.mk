@@ -1,1 +1,7 @@
-# benchmark of core module 'plan': noinst_PROGRAMS += testsuite/bench/bench_plan; BENCH_PROGS += testsuite/bench/bench_plan
+# benchmark of core module 'plan' (make bench): 100k pending jobs on 10k
+# nodes plus growth curves; see doc/perf-plan.md.
+noinst_PROGRAMS += testsuite/bench/bench_plan
+BENCH_PROGS += testsuite/bench/bench_plan
+testsuite_bench_bench_plan_SOURCES = testsuite/bench/bench_plan.c $(FW_CORE_SRC)
+testsuite_bench_bench_plan_CFLAGS = $(BENCH_CFLAGS)
+testsuite_bench_bench_plan_LDADD = -lm

@@ -47,4 +47,21 @@ check "sched/fairway started the jobs" grep -q "sched/fairway: started JobId=$j3
 s2=$(job_field "$j2" StartTime); s3=$(job_field "$j3" StartTime)
 check "job $j2 started no later than $j3 ($s2 <= $s3)" test "$s2" \< "$s3" -o "$s2" = "$s3"
 
+say "a second cluster runs side by side (own munge, ports, state)"
+d2="$FW_LIVE_DIR/fw-found-2"
+if bash "$FW_TOP/contrib/cluster-start.sh" --dir "$d2" --name fw-found-2 --port 17250 \
+     --nodes 2 --plugins "$FW_BUILD/plugins" > "$FW_LIVE_DIR/fw-found-2.start.log" 2>&1; then
+  check_eq "second cluster has 2 idle nodes" 2 \
+    "$(SLURM_CONF=$d2/etc/slurm.conf sinfo -h -N -t idle -o %N | sort -u | wc -l)"
+  check_eq "first cluster still has 4 nodes" 4 "$(sinfo -h -N -o %N | sort -u | wc -l)"
+  j=$(SLURM_CONF=$d2/etc/slurm.conf sbatch --parsable -D "$JOBDIR" -o /dev/null -N2 -t 1 --wrap true)
+  check "job runs on the second cluster" wait_until 30 \
+    bash -c "SLURM_CONF=$d2/etc/slurm.conf scontrol show job $j | grep -q JobState=COMPLETED"
+else
+  fail "second cluster did not start; see $FW_LIVE_DIR/fw-found-2.start.log"
+fi
+bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$d2" > /dev/null 2>&1
+# (the bracket keeps pgrep from matching its own command line)
+check "second cluster's daemons are gone" bash -c "! pgrep -f '$FW_LIVE_DIR/[f]w-found-2/etc' >/dev/null"
+
 finish

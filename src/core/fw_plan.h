@@ -1,0 +1,401 @@
+/*
+ * fw_plan.h - Fairway's planner: availability timeline, main pass and
+ * backfill pass, shared by sched/fairway and the simulator.
+ *
+ * Model (see fairway.conf(5), section PLANNER, and doc/design.md):
+ *
+ *  - A cluster (struct fw_cluster) is built once by the adapter: nodes with
+ *    CPUs, memory, GPUs, island and a usable flag; partitions with node
+ *    sets, PriorityTier and limits; cluster-wide licenses.
+ *
+ *  - A plan (struct fw_plan) is built per cycle at time `now`: running jobs
+ *    (node set, expected end, licenses), advanced reservations, nodes that
+ *    are down.  Time is discretised in steps of bf_resolution from
+ *    t0 = floor(now / res) * res over bf_window.  Planning is by whole
+ *    nodes, like Slurm's backfill node_space; a job's per-node CPU, memory
+ *    and GPU needs only filter which nodes can hold it.
+ *
+ *  - Jobs are offered in priority order (fw_plan_job_cmp / fw_plan_sort)
+ *    one at a time to fw_plan_decide(); the answer is START_NOW (with the
+ *    set of nodes the job may use), RESERVED (protected reservation: start
+ *    and nodes that later jobs must not delay), ESTIMATED (start estimate
+ *    only; later jobs may delay it), NOT_IN_WINDOW, NOT_RUNNABLE or
+ *    SKIPPED, with the reason and blocker when the job cannot start now.
+ *    After START_NOW the caller reports the outcome (fw_plan_started /
+ *    fw_plan_start_failed) so the timeline stays exact.  The batch passes
+ *    fw_plan_main() and fw_plan_backfill() are loops over these steps.
+ *
+ * End of window: slots [0, W) with W = ceil(bf_window / bf_resolution) are
+ * inside the window; a job may be planned to start in any of them.  The
+ * state at the window end is extended forever: anything that is still
+ * running or reserved at the window end is treated as never ending, and an
+ * advanced reservation that starts after the window end is treated as if
+ * it started at the window end.  A job that starts inside the window and
+ * runs past its end is therefore only placed on nodes that are free at and
+ * after the window end, which is exact for everything the plan knows.
+ *
+ * No global state; a plan is used by one thread at a time.
+ */
+#ifndef FW_PLAN_H
+#define FW_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fw_bitset.h"
+#include "fw_common.h"
+
+/* ------------------------------------------------------------------ */
+/* Cluster                                                             */
+/* ------------------------------------------------------------------ */
+
+struct fw_node_def {
+	const char *name;
+	uint32_t cpus;
+	uint64_t mem_mb;
+	uint32_t gpus;
+	int32_t island;		/* switch/island id >= 0, or -1 for none */
+	bool usable;		/* false: down/drained for the life of the cluster */
+};
+
+struct fw_partition_def {
+	const char *name;
+	const struct fw_bitset *nodes;	/* nbits = number of nodes added */
+	uint32_t priority_tier;
+	int64_t max_time;		/* seconds; <= 0: unlimited */
+	uint32_t min_nodes;		/* 0: no limit */
+	uint32_t max_nodes;		/* 0: no limit */
+};
+
+struct fw_cnode {
+	char *name;
+	uint32_t cpus;
+	uint64_t mem_mb;
+	uint32_t gpus;
+	int32_t island;
+	bool usable;
+	uint32_t type;		/* index into fw_cluster.types */
+	int32_t island_idx;	/* index into fw_cluster.islands, -1 none */
+};
+
+struct fw_cpart {
+	char *name;
+	struct fw_bitset *nodes;
+	uint32_t priority_tier;
+	int64_t max_time;
+	uint32_t min_nodes, max_nodes;
+	uint32_t lo, hi;	/* word range of nodes */
+};
+
+struct fw_clicense {
+	char *name;
+	uint32_t total;
+};
+
+/* Distinct (cpus, memory, gpus) node shapes: the capacity filter works on
+ * them instead of on every node. */
+struct fw_ctype {
+	uint32_t cpus;
+	uint64_t mem_mb;
+	uint32_t gpus;
+	struct fw_bitset *nodes;
+};
+
+struct fw_cisland {
+	int32_t id;
+	struct fw_bitset *nodes;
+	uint32_t lo, hi;
+};
+
+struct fw_cluster {
+	uint32_t nnodes, nparts, nlics, ntypes, nislands;
+	struct fw_cnode *nodes;
+	struct fw_cpart *parts;
+	struct fw_clicense *lics;
+	/* Derived by fw_cluster_finalize(). */
+	struct fw_ctype *types;
+	struct fw_cisland *islands;	/* sorted by id; nodes with -1 excluded */
+	struct fw_bitset *usable;
+	bool final;
+	/* Name lookup (open addressing over node indices). */
+	uint32_t hash_cap;
+	int32_t *hash;
+	uint32_t cap_nodes, cap_parts, cap_lics;
+};
+
+struct fw_cluster *fw_cluster_new(void);
+void fw_cluster_free(struct fw_cluster *c);
+/* Returns the new node's index, or -1 (duplicate name, cluster already has
+ * partitions or is finalised). */
+int32_t fw_cluster_add_node(struct fw_cluster *c, const struct fw_node_def *d,
+			    struct fw_err *err);
+int32_t fw_cluster_add_partition(struct fw_cluster *c,
+				 const struct fw_partition_def *d,
+				 struct fw_err *err);
+int32_t fw_cluster_add_license(struct fw_cluster *c, const char *name,
+			       uint32_t total, struct fw_err *err);
+/* Derive islands and node types; no more additions afterwards. */
+int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err);
+int32_t fw_cluster_node_index(const struct fw_cluster *c, const char *name);
+int32_t fw_cluster_partition_index(const struct fw_cluster *c,
+				   const char *name);
+int32_t fw_cluster_license_index(const struct fw_cluster *c, const char *name);
+/* Node set from a hostlist expression ("c[1-4],gpu01"); every name must
+ * exist.  Returns a new bitset or NULL with err set. */
+struct fw_bitset *fw_cluster_nodes(const struct fw_cluster *c,
+				   const char *hostlist, struct fw_err *err);
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                       */
+/* ------------------------------------------------------------------ */
+
+enum fw_topo_placement {
+	FW_TOPO_NONE,	/* islands are ignored */
+	FW_TOPO_PREFER,	/* one island unless impossible or only way to start now */
+	FW_TOPO_STRICT,	/* always one island */
+};
+
+struct fw_plan_conf {
+	/* slurm.conf SchedulerParameters (Slurm's names and units). */
+	int64_t bf_window;		/* seconds (bf_window is in minutes) */
+	int64_t bf_resolution;		/* seconds */
+	int64_t bf_interval;		/* seconds; -1 = backfill disabled */
+	int64_t bf_max_time;		/* seconds; 0 = same as bf_interval */
+	uint32_t bf_max_job_test;	/* 0 = whole queue (Fairway default) */
+	uint32_t bf_max_job_start;	/* 0 = no limit */
+	uint32_t bf_max_job_user;	/* per cycle; 0 = no limit */
+	uint32_t bf_max_job_part;
+	uint32_t bf_max_job_user_part;
+	uint32_t bf_max_job_assoc;
+	uint32_t bf_job_part_count_reserve;	/* 0 = not set */
+	int64_t bf_min_age_reserve;	/* seconds */
+	uint32_t bf_min_prio_reserve;	/* 0 = not set */
+	bool bf_continue;
+	int64_t bf_yield_interval;	/* microseconds */
+	int64_t bf_yield_sleep;		/* microseconds */
+	/* Main scheduler hand-over (the plugin checks these). */
+	int64_t sched_interval;		/* seconds; -1 = Slurm's main sched off */
+	bool sched_interval_set;
+	bool defer;
+
+	/* fairway.conf */
+	uint32_t resv_depth;		/* 0 = conservative, N = top N/partition */
+	bool resv_depth_set;
+	enum fw_topo_placement topo;
+	bool topo_set;
+	/* Which SchedulerParameters bf_* tokens were given (duplicates). */
+	uint64_t seen;
+};
+
+struct fw_plan_conf *fw_plan_conf_new(void);
+void fw_plan_conf_free(struct fw_plan_conf *c);
+int fw_plan_conf_line(struct fw_plan_conf *c, const struct fw_kv *kv,
+		      bool *used, struct fw_err *err);
+int fw_plan_conf_slurm(struct fw_plan_conf *c, const char *key,
+		       const char *value, struct fw_err *err);
+int fw_plan_conf_finish(struct fw_plan_conf *c, struct fw_err *err);
+/* Effective reservation depth: 0 = conservative, else top N per partition
+ * (from ReservationDepth, or bf_job_part_count_reserve). */
+uint32_t fw_plan_conf_depth(const struct fw_plan_conf *c);
+
+/* ------------------------------------------------------------------ */
+/* Jobs                                                                */
+/* ------------------------------------------------------------------ */
+
+struct fw_plan_lic {
+	uint32_t idx;		/* cluster license index */
+	uint32_t count;
+};
+
+struct fw_plan_job {
+	uint32_t id;
+	uint32_t priority;	/* already computed by the priority plugin */
+	fw_time_t submit;	/* tie-break in the queue order */
+	fw_time_t eligible;	/* begin time, for bf_min_age_reserve (0: unknown) */
+	int32_t part;		/* partition index */
+	const int32_t *alt_parts;	/* other partitions the job may use */
+	uint32_t nalt_parts;
+	uint32_t nodes_min;	/* >= 1 */
+	uint32_t nodes_max;	/* 0 = nodes_min; a start now takes up to this */
+	uint32_t cpus_per_node;
+	uint64_t mem_per_node_mb;
+	uint32_t gpus_per_node;
+	int64_t time_limit;	/* seconds; <= 0 = unlimited */
+	const struct fw_plan_lic *lics;
+	uint32_t nlics;
+	uint32_t uid;
+	uint32_t account;	/* adapter's account id, for bf_max_job_assoc */
+	const struct fw_bitset *req_nodes;	/* NULL or nodes it must get */
+	const struct fw_bitset *exc_nodes;	/* NULL or nodes it must avoid */
+	int32_t resv;		/* advanced reservation index or -1 */
+	uint32_t prio_reserve;	/* per-job threshold (QOS MinPrioThreshold);
+				   0 = bf_min_prio_reserve */
+};
+
+/*
+ * Slurm's queue order (sort_job_queue2): jobs in an advanced reservation
+ * first, then partition PriorityTier descending, priority descending,
+ * submit time ascending, job id ascending.  Negative if a goes first.
+ */
+int fw_plan_job_cmp(const struct fw_cluster *cl, const struct fw_plan_job *a,
+		    const struct fw_plan_job *b);
+/* Sort in place, or produce the order as indices (order[k] = job index). */
+void fw_plan_sort(const struct fw_cluster *cl, struct fw_plan_job *jobs,
+		  size_t n);
+void fw_plan_sort_index(const struct fw_cluster *cl,
+			const struct fw_plan_job *jobs, size_t n,
+			size_t *order);
+
+/* ------------------------------------------------------------------ */
+/* Decisions                                                           */
+/* ------------------------------------------------------------------ */
+
+enum fw_plan_pass {
+	FW_PASS_MAIN,		/* start what fits now; block partitions */
+	FW_PASS_BACKFILL,	/* start, reserve or estimate every job */
+};
+
+enum fw_plan_kind {
+	FW_PLAN_START_NOW,	/* may start now on d->allowed */
+	FW_PLAN_RESERVED,	/* protected: start + nodes later jobs keep free */
+	FW_PLAN_ESTIMATED,	/* below thresholds/depth: start estimate only */
+	FW_PLAN_NOT_IN_WINDOW,	/* no start inside bf_window */
+	FW_PLAN_NOT_RUNNABLE,	/* can never run as the cluster is defined */
+	FW_PLAN_WAITING,	/* main pass: cannot start now (no plan made) */
+	FW_PLAN_SKIPPED,	/* not evaluated (per-cycle limit, main pass rule) */
+};
+
+enum fw_plan_reason {
+	FW_REASON_NONE,		/* started */
+	FW_REASON_NODES,	/* nodes busy with running/started jobs */
+	FW_REASON_GPUS,		/* same, job needs GPUs: GPU nodes busy */
+	FW_REASON_NODES_DOWN,	/* too few usable nodes at all */
+	FW_REASON_LICENSE,	/* license in use; blocker_lic */
+	FW_REASON_RESERVED,	/* needed by a higher-priority job's reservation;
+				   blocker */
+	FW_REASON_ADV_RESV,	/* nodes held by an advanced reservation */
+	FW_REASON_RESV_TIME,	/* the job's reservation is not active now */
+	FW_REASON_PRIORITY,	/* main pass: partition/nodes blocked by a
+				   higher-priority job (Slurm's "Priority") */
+	FW_REASON_TOPOLOGY,	/* no single island can hold it (strict) */
+	FW_REASON_PART_LIMIT,	/* exceeds partition MaxTime/MaxNodes/MinNodes */
+	FW_REASON_NEVER_FITS,	/* partition has too few nodes that can hold it */
+	FW_REASON_BF_MAX_USER,	/* bf_max_job_user reached this cycle */
+	FW_REASON_BF_MAX_PART,
+	FW_REASON_BF_MAX_USER_PART,
+	FW_REASON_BF_MAX_ASSOC,
+	FW_REASON_BF_MAX_START,	/* bf_max_job_start reached: cycle over */
+	FW_REASON_BF_MAX_TEST,	/* bf_max_job_test reached: cycle over */
+	FW_REASON_START_FAILED,	/* the adapter could not start it */
+};
+const char *fw_plan_reason_str(enum fw_plan_reason r);
+const char *fw_plan_kind_str(enum fw_plan_kind k);
+
+struct fw_plan_decision {
+	enum fw_plan_kind kind;
+	uint32_t seq;		/* position of this job in the plan's order */
+	fw_time_t start;	/* START_NOW: now; RESERVED/ESTIMATED: planned */
+	fw_time_t end;		/* start + time limit (0 if unlimited/unknown) */
+	int32_t part;		/* partition chosen */
+	uint32_t nnodes;	/* nodes to allocate (START_NOW), planned nodes */
+	bool is_protected;	/* meets thresholds and depth */
+	bool backfilled;	/* START_NOW while a higher-priority job waits */
+	bool across_islands;	/* placed over several islands */
+	enum fw_plan_reason reason;	/* why not now (NONE for START_NOW) */
+	int32_t blocker;	/* seq of the blocking job or -1 */
+	int32_t blocker_lic;	/* license index or -1 */
+	/*
+	 * Owned by the plan, valid until the next call on it:
+	 *  allowed: START_NOW: nodes the job may use (free now, not needed by
+	 *           protected reservations during its interval, inside the
+	 *           chosen island);
+	 *  nodes:   START_NOW: suggested allocation (lowest indices);
+	 *           RESERVED: the planned nodes.  NULL otherwise.
+	 */
+	const struct fw_bitset *allowed;
+	const struct fw_bitset *nodes;
+};
+
+struct fw_plan;
+
+/* A fresh plan at `now`.  The cluster must be finalised, and it and conf
+ * must outlive the plan. */
+struct fw_plan *fw_plan_new(const struct fw_cluster *cl,
+			    const struct fw_plan_conf *conf, fw_time_t now,
+			    struct fw_err *err);
+void fw_plan_free(struct fw_plan *p);
+
+/* Set-up (before the first decision). */
+int fw_plan_node_down(struct fw_plan *p, uint32_t node, struct fw_err *err);
+/* A running job: its nodes until `end` (start + time limit; <= now means
+ * "ends any moment": busy in the current step only; <= 0 unlimited). */
+int fw_plan_add_running(struct fw_plan *p, const struct fw_bitset *nodes,
+			fw_time_t end, const struct fw_plan_lic *lics,
+			uint32_t nlics, struct fw_err *err);
+/* An advanced reservation; returns its index for fw_plan_job.resv. */
+int32_t fw_plan_add_resv(struct fw_plan *p, const char *name,
+			 const struct fw_bitset *nodes, fw_time_t start,
+			 fw_time_t end, struct fw_err *err);
+
+/*
+ * Decide one job.  Jobs must come in fw_plan_job_cmp order (checked).
+ * After START_NOW the next call must be fw_plan_started() or
+ * fw_plan_start_failed(), and `job` must stay valid until then.
+ * Returns 0, or -1 with err set for invalid input (bad index, wrong
+ * bitset size, out of order, outcome missing).
+ */
+int fw_plan_decide(struct fw_plan *p, const struct fw_plan_job *job,
+		   enum fw_plan_pass pass, struct fw_plan_decision *d,
+		   struct fw_err *err);
+/* The job started on `nodes` (NULL: the suggested d->nodes). */
+int fw_plan_started(struct fw_plan *p, const struct fw_bitset *nodes,
+		    struct fw_err *err);
+/* The job could not be started: d is rewritten with the job's plan from
+ * the next step on (backfill) or its blocked state (main pass). */
+int fw_plan_start_failed(struct fw_plan *p, struct fw_plan_decision *d,
+			 struct fw_err *err);
+
+/*
+ * Bypass increments: inc[seq] = number of jobs started after job `seq`
+ * while it waited (0 for jobs that started or were not waiting).  n may
+ * exceed the number of decided jobs (the rest get 0).  O(n).
+ */
+void fw_plan_bypass(const struct fw_plan *p, uint32_t *inc, size_t n);
+
+/* Slot arithmetic as the plan sees it (tests, explanations). */
+fw_time_t fw_plan_t0(const struct fw_plan *p);
+int32_t fw_plan_window_slots(const struct fw_plan *p);
+/* Statistics of the last pass (cheap counters). */
+struct fw_plan_stats {
+	uint64_t decided, tested, started, reserved, estimated, not_in_window;
+	uint64_t searches, cache_hits, segments;
+};
+void fw_plan_get_stats(const struct fw_plan *p, struct fw_plan_stats *s);
+
+/* ------------------------------------------------------------------ */
+/* Batch passes (loops over the steps; the started jobs take the        */
+/* suggested nodes)                                                    */
+/* ------------------------------------------------------------------ */
+
+struct fw_plan_result {
+	enum fw_plan_kind kind;
+	fw_time_t start, end;
+	int32_t part;
+	uint32_t nnodes;
+	bool is_protected, backfilled, across_islands;
+	enum fw_plan_reason reason;
+	int32_t blocker;	/* index into the jobs array, -1 */
+	int32_t blocker_lic;
+	uint32_t bypass_inc;
+	struct fw_bitset *nodes;	/* started or reserved; else NULL */
+};
+
+/* jobs must be sorted (fw_plan_sort); p must be fresh (no decision yet). */
+int fw_plan_main(struct fw_plan *p, const struct fw_plan_job *jobs, size_t n,
+		 struct fw_plan_result *res, struct fw_err *err);
+int fw_plan_backfill(struct fw_plan *p, const struct fw_plan_job *jobs,
+		     size_t n, struct fw_plan_result *res, struct fw_err *err);
+void fw_plan_results_free(struct fw_plan_result *res, size_t n);
+
+#endif /* FW_PLAN_H */

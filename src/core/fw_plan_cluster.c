@@ -1,0 +1,326 @@
+/*
+ * fw_plan_cluster.c - the cluster description the planner works on.
+ *
+ * Built once by the adapter (nodes first, then partitions and licenses),
+ * then finalised: islands and distinct node shapes are derived so that the
+ * per-job capacity filter and island placement work on a handful of sets
+ * instead of on every node.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_plan.h"
+
+struct fw_cluster *fw_cluster_new(void)
+{
+	return fw_xcalloc(1, sizeof(struct fw_cluster));
+}
+
+void fw_cluster_free(struct fw_cluster *c)
+{
+	if (!c)
+		return;
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		free(c->nodes[i].name);
+	for (uint32_t i = 0; i < c->nparts; i++) {
+		free(c->parts[i].name);
+		fw_bitset_free(c->parts[i].nodes);
+	}
+	for (uint32_t i = 0; i < c->nlics; i++)
+		free(c->lics[i].name);
+	for (uint32_t i = 0; i < c->ntypes; i++)
+		fw_bitset_free(c->types[i].nodes);
+	for (uint32_t i = 0; i < c->nislands; i++)
+		fw_bitset_free(c->islands[i].nodes);
+	fw_bitset_free(c->usable);
+	free(c->nodes);
+	free(c->parts);
+	free(c->lics);
+	free(c->types);
+	free(c->islands);
+	free(c->hash);
+	free(c);
+}
+
+/* FNV-1a: node names are short, any decent spread will do. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static void hash_insert(int32_t *tab, uint32_t cap, const char *name,
+			int32_t idx)
+{
+	uint32_t h = name_hash(name) & (cap - 1);
+
+	while (tab[h] >= 0)
+		h = (h + 1) & (cap - 1);
+	tab[h] = idx;
+}
+
+/* Keep the table at most half full; rebuilt on growth. */
+static void hash_grow(struct fw_cluster *c)
+{
+	uint32_t cap = c->hash_cap ? c->hash_cap * 2 : 64;
+
+	free(c->hash);
+	c->hash = fw_xmalloc(cap * sizeof(int32_t));
+	for (uint32_t i = 0; i < cap; i++)
+		c->hash[i] = -1;
+	c->hash_cap = cap;
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		hash_insert(c->hash, cap, c->nodes[i].name, (int32_t)i);
+}
+
+int32_t fw_cluster_node_index(const struct fw_cluster *c, const char *name)
+{
+	if (!c->hash_cap || !name)
+		return -1;
+	uint32_t h = name_hash(name) & (c->hash_cap - 1);
+
+	while (c->hash[h] >= 0) {
+		if (strcmp(c->nodes[c->hash[h]].name, name) == 0)
+			return c->hash[h];
+		h = (h + 1) & (c->hash_cap - 1);
+	}
+	return -1;
+}
+
+static int frozen(const struct fw_cluster *c, const char *what,
+		  const char *name, struct fw_err *err)
+{
+	if (c->final)
+		return fw_err_set(err, NULL, 0, what, name,
+				  "cluster is already finalised");
+	return 0;
+}
+
+int32_t fw_cluster_add_node(struct fw_cluster *c, const struct fw_node_def *d,
+			    struct fw_err *err)
+{
+	if (frozen(c, "NodeName", d->name, err))
+		return -1;
+	if (!d->name || !d->name[0])
+		return fw_err_set(err, NULL, 0, "NodeName", "",
+				  "node without a name");
+	if (c->nparts)
+		return fw_err_set(err, NULL, 0, "NodeName", d->name,
+				  "nodes must be added before partitions");
+	if (fw_cluster_node_index(c, d->name) >= 0)
+		return fw_err_set(err, NULL, 0, "NodeName", d->name,
+				  "node defined twice");
+	if (d->island < -1)
+		return fw_err_set(err, NULL, 0, "NodeName", d->name,
+				  "island id %d is negative", d->island);
+	if (c->nnodes == c->cap_nodes) {
+		c->cap_nodes = c->cap_nodes ? c->cap_nodes * 2 : 64;
+		c->nodes = fw_xrealloc(c->nodes,
+				       c->cap_nodes * sizeof(*c->nodes));
+	}
+	struct fw_cnode *n = &c->nodes[c->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->name = fw_strdup(d->name);
+	n->cpus = d->cpus;
+	n->mem_mb = d->mem_mb;
+	n->gpus = d->gpus;
+	n->island = d->island;
+	n->usable = d->usable;
+	n->island_idx = -1;
+	c->nnodes++;
+	if (2 * c->nnodes > c->hash_cap)
+		hash_grow(c);
+	else
+		hash_insert(c->hash, c->hash_cap, n->name,
+			    (int32_t)(c->nnodes - 1));
+	return (int32_t)(c->nnodes - 1);
+}
+
+int32_t fw_cluster_partition_index(const struct fw_cluster *c,
+				   const char *name)
+{
+	for (uint32_t i = 0; i < c->nparts; i++)
+		if (strcmp(c->parts[i].name, name) == 0)
+			return (int32_t)i;
+	return -1;
+}
+
+int32_t fw_cluster_license_index(const struct fw_cluster *c, const char *name)
+{
+	for (uint32_t i = 0; i < c->nlics; i++)
+		if (strcmp(c->lics[i].name, name) == 0)
+			return (int32_t)i;
+	return -1;
+}
+
+int32_t fw_cluster_add_partition(struct fw_cluster *c,
+				 const struct fw_partition_def *d,
+				 struct fw_err *err)
+{
+	if (frozen(c, "PartitionName", d->name, err))
+		return -1;
+	if (!d->name || !d->name[0])
+		return fw_err_set(err, NULL, 0, "PartitionName", "",
+				  "partition without a name");
+	if (fw_cluster_partition_index(c, d->name) >= 0)
+		return fw_err_set(err, NULL, 0, "PartitionName", d->name,
+				  "partition defined twice");
+	if (!d->nodes || d->nodes->nbits != c->nnodes)
+		return fw_err_set(err, NULL, 0, "PartitionName", d->name,
+				  "node set does not match the %u nodes",
+				  c->nnodes);
+	if (d->max_nodes && d->min_nodes > d->max_nodes)
+		return fw_err_set(err, NULL, 0, "PartitionName", d->name,
+				  "MinNodes %u > MaxNodes %u", d->min_nodes,
+				  d->max_nodes);
+	if (c->nparts == c->cap_parts) {
+		c->cap_parts = c->cap_parts ? c->cap_parts * 2 : 8;
+		c->parts = fw_xrealloc(c->parts,
+				       c->cap_parts * sizeof(*c->parts));
+	}
+	struct fw_cpart *p = &c->parts[c->nparts];
+	p->name = fw_strdup(d->name);
+	p->nodes = fw_bitset_dup(d->nodes);
+	p->priority_tier = d->priority_tier;
+	p->max_time = d->max_time > 0 ? d->max_time : 0;
+	p->min_nodes = d->min_nodes;
+	p->max_nodes = d->max_nodes;
+	fw_bitset_word_range(p->nodes, &p->lo, &p->hi);
+	return (int32_t)c->nparts++;
+}
+
+int32_t fw_cluster_add_license(struct fw_cluster *c, const char *name,
+			       uint32_t total, struct fw_err *err)
+{
+	if (frozen(c, "Licenses", name, err))
+		return -1;
+	if (!name || !name[0])
+		return fw_err_set(err, NULL, 0, "Licenses", "",
+				  "license without a name");
+	if (fw_cluster_license_index(c, name) >= 0)
+		return fw_err_set(err, NULL, 0, "Licenses", name,
+				  "license defined twice");
+	if (c->nlics == c->cap_lics) {
+		c->cap_lics = c->cap_lics ? c->cap_lics * 2 : 8;
+		c->lics = fw_xrealloc(c->lics, c->cap_lics * sizeof(*c->lics));
+	}
+	c->lics[c->nlics].name = fw_strdup(name);
+	c->lics[c->nlics].total = total;
+	return (int32_t)c->nlics++;
+}
+
+static uint32_t find_or_add_type(struct fw_cluster *c, const struct fw_cnode *n)
+{
+	for (uint32_t t = 0; t < c->ntypes; t++)
+		if (c->types[t].cpus == n->cpus &&
+		    c->types[t].mem_mb == n->mem_mb &&
+		    c->types[t].gpus == n->gpus)
+			return t;
+	c->types = fw_xrealloc(c->types, (c->ntypes + 1) * sizeof(*c->types));
+	c->types[c->ntypes].cpus = n->cpus;
+	c->types[c->ntypes].mem_mb = n->mem_mb;
+	c->types[c->ntypes].gpus = n->gpus;
+	c->types[c->ntypes].nodes = fw_bitset_new(c->nnodes);
+	return c->ntypes++;
+}
+
+static int island_cmp(const void *a, const void *b)
+{
+	const struct fw_cisland *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static void derive_islands(struct fw_cluster *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		int32_t id = c->nodes[i].island;
+		uint32_t k;
+
+		if (id < 0)
+			continue;
+		for (k = 0; k < c->nislands; k++)
+			if (c->islands[k].id == id)
+				break;
+		if (k == c->nislands) {
+			c->islands = fw_xrealloc(c->islands, (k + 1) *
+						 sizeof(*c->islands));
+			c->islands[k].id = id;
+			c->islands[k].nodes = fw_bitset_new(c->nnodes);
+			c->nislands++;
+		}
+		fw_bitset_set(c->islands[k].nodes, i);
+	}
+	/* Island order is the placement order: sort by id so that first-fit
+	 * is stable no matter in which order nodes were added. */
+	if (c->nislands > 1)
+		qsort(c->islands, c->nislands, sizeof(*c->islands), island_cmp);
+	for (uint32_t k = 0; k < c->nislands; k++) {
+		struct fw_cisland *is = &c->islands[k];
+		int64_t i;
+
+		fw_bitset_word_range(is->nodes, &is->lo, &is->hi);
+		FW_BITSET_FOREACH(is->nodes, i)
+			c->nodes[i].island_idx = (int32_t)k;
+	}
+}
+
+int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err)
+{
+	if (frozen(c, "cluster", NULL, err))
+		return -1;
+	if (c->nnodes == 0)
+		return fw_err_set(err, NULL, 0, NULL, NULL,
+				  "cluster has no nodes");
+	c->usable = fw_bitset_new(c->nnodes);
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		struct fw_cnode *n = &c->nodes[i];
+
+		n->type = find_or_add_type(c, n);
+		fw_bitset_set(c->types[n->type].nodes, i);
+		if (n->usable)
+			fw_bitset_set(c->usable, i);
+	}
+	derive_islands(c);
+	c->final = true;
+	return 0;
+}
+
+struct fw_bitset *fw_cluster_nodes(const struct fw_cluster *c,
+				   const char *hostlist, struct fw_err *err)
+{
+	char **names;
+	int n = fw_hostlist_expand(hostlist, &names, c->nnodes + 1024u, err);
+	struct fw_bitset *b;
+
+	if (n < 0) {
+		char why[sizeof(err->msg)];
+
+		if (err) {
+			memcpy(why, err->msg, sizeof(why));
+			fw_err_set(err, NULL, 0, "Nodes", hostlist, "%s", why);
+		}
+		return NULL;
+	}
+	b = fw_bitset_new(c->nnodes);
+	for (int i = 0; i < n; i++) {
+		int32_t idx = fw_cluster_node_index(c, names[i]);
+
+		if (idx < 0) {
+			fw_err_set(err, NULL, 0, "Nodes", hostlist,
+				   "unknown node '%s'", names[i]);
+			fw_hostlist_free(names, n);
+			fw_bitset_free(b);
+			return NULL;
+		}
+		fw_bitset_set(b, (uint32_t)idx);
+	}
+	fw_hostlist_free(names, n);
+	return b;
+}
