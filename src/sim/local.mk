@@ -12,10 +12,8 @@ SIM_RUN_SRC = \
 	src/sim/sim_engine.c src/sim/sim_engine.h \
 	src/sim/sim_core.c src/sim/sim_core.h
 
-# The program needs the prio, fs and plan modules; it is built once they
-# are merged (until then: EXTRA_DIST keeps the sources in the tree).
-#SIMRUN bin_PROGRAMS += src/sim/fairway-sim
-#SIMRUN src_sim_fairway_sim_SOURCES = $(SIM_SRC) $(SIM_RUN_SRC) src/sim/sim_main.c
-#SIMRUN src_sim_fairway_sim_CFLAGS = $(FW_CORE_CFLAGS) -I$(top_srcdir)/src/sim
-#SIMRUN src_sim_fairway_sim_LDADD = src/core/libfwcore.la -lm
-EXTRA_DIST += $(SIM_RUN_SRC) src/sim/sim_main.c testsuite/sim
+bin_PROGRAMS += src/sim/fairway-sim
+src_sim_fairway_sim_SOURCES = $(SIM_SRC) $(SIM_RUN_SRC) src/sim/sim_main.c
+src_sim_fairway_sim_CFLAGS = $(FW_CORE_CFLAGS) -I$(top_srcdir)/src/sim
+src_sim_fairway_sim_LDADD = src/core/libfwcore.la -lm
+EXTRA_DIST += testsuite/sim

@@ -14,16 +14,15 @@ testsuite_unit_test_sim_io_asan_LDFLAGS = $(SAN_FLAGS)
 testsuite_unit_test_sim_io_asan_LDADD = $(UNIT_LIBS)
 endif
 
-# End-to-end scenarios: need the prio, fs and plan modules (enabled with the
-# program in src/sim/local.mk once they are merged).
-#SIMRUN check_PROGRAMS += testsuite/unit/test_sim_run
-#SIMRUN testsuite_unit_test_sim_run_SOURCES = testsuite/unit/test_sim_run.c $(SIM_SRC) $(SIM_RUN_SRC) $(FW_CORE_SRC)
-#SIMRUN testsuite_unit_test_sim_run_CFLAGS = $(SIM_TEST_CFLAGS)
-#SIMRUN testsuite_unit_test_sim_run_LDADD = $(UNIT_LIBS)
-#SIMRUN if HAVE_SANITIZERS
-#SIMRUN check_PROGRAMS += testsuite/unit/test_sim_run_asan
-#SIMRUN testsuite_unit_test_sim_run_asan_SOURCES = $(testsuite_unit_test_sim_run_SOURCES)
-#SIMRUN testsuite_unit_test_sim_run_asan_CFLAGS = $(SIM_TEST_CFLAGS) $(SAN_FLAGS)
-#SIMRUN testsuite_unit_test_sim_run_asan_LDFLAGS = $(SAN_FLAGS)
-#SIMRUN testsuite_unit_test_sim_run_asan_LDADD = $(UNIT_LIBS)
-#SIMRUN endif
+# End-to-end scenarios through the real prio, fs and plan modules.
+check_PROGRAMS += testsuite/unit/test_sim_run
+testsuite_unit_test_sim_run_SOURCES = testsuite/unit/test_sim_run.c $(SIM_SRC) $(SIM_RUN_SRC) $(FW_CORE_SRC)
+testsuite_unit_test_sim_run_CFLAGS = $(SIM_TEST_CFLAGS)
+testsuite_unit_test_sim_run_LDADD = $(UNIT_LIBS)
+if HAVE_SANITIZERS
+check_PROGRAMS += testsuite/unit/test_sim_run_asan
+testsuite_unit_test_sim_run_asan_SOURCES = $(testsuite_unit_test_sim_run_SOURCES)
+testsuite_unit_test_sim_run_asan_CFLAGS = $(SIM_TEST_CFLAGS) $(SAN_FLAGS)
+testsuite_unit_test_sim_run_asan_LDFLAGS = $(SAN_FLAGS)
+testsuite_unit_test_sim_run_asan_LDADD = $(UNIT_LIBS)
+endif
