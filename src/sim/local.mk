@@ -17,3 +17,9 @@ src_sim_fairway_sim_SOURCES = $(SIM_SRC) $(SIM_RUN_SRC) src/sim/sim_main.c
 src_sim_fairway_sim_CFLAGS = $(FW_CORE_CFLAGS) -I$(top_srcdir)/src/sim
 src_sim_fairway_sim_LDADD = src/core/libfwcore.la -lm
 EXTRA_DIST += testsuite/sim
+
+# Deterministic synthetic workloads (SWF) for performance runs.
+noinst_PROGRAMS += src/sim/fairway-sim-gentrace
+src_sim_fairway_sim_gentrace_SOURCES = src/sim/sim_gentrace.c
+src_sim_fairway_sim_gentrace_CFLAGS = $(FW_CORE_CFLAGS)
+src_sim_fairway_sim_gentrace_LDADD = -lm

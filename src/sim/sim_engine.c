@@ -147,6 +147,13 @@ struct engine {
 	bool dirty_main, dirty_bf;
 	bool explained;
 	size_t finished;
+	/* Free nodes per partition: a pass in which no eligible job fits in
+	   the free nodes of its partition cannot start anything and has no
+	   other lasting effect (plans are rebuilt every pass), so it is
+	   skipped. */
+	bool *in_part;        /* nparts x nnodes membership */
+	uint32_t *part_free;
+	uint64_t skipped;
 };
 
 /* Smallest begin + k * period that is >= t. */
@@ -171,6 +178,33 @@ static void reject(struct engine *e, struct sim_rjob *j, const char *why)
 	set_reason(j, why);
 	sim_core_unbind(e->k, j);
 	e->finished++;
+}
+
+/* A job starts (+1) or ends (-1) on these nodes. */
+static void account_nodes(struct engine *e, const uint32_t *nodes, uint32_t n,
+			  int sign)
+{
+	for (size_t p = 0; p < e->c->nparts; p++) {
+		const bool *in = e->in_part + p * e->c->nnodes;
+		uint32_t k = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+			k += in[nodes[i]];
+		e->part_free[p] = sign > 0 ? e->part_free[p] - k
+					   : e->part_free[p] + k;
+	}
+}
+
+/* Could any eligible pending job start on the free nodes of its partition? */
+static bool something_fits(const struct engine *e)
+{
+	for (size_t i = 0; i < e->pend.n; i++) {
+		const struct sim_rjob *j = e->pend.j[i];
+
+		if (j->eligible <= e->now && j->nodes <= e->part_free[j->part])
+			return true;
+	}
+	return false;
 }
 
 /* The trace job enters the queue. */
@@ -216,6 +250,7 @@ static void release_dependents(struct engine *e, struct sim_rjob *j)
 static void job_end(struct engine *e, struct sim_rjob *j)
 {
 	sim_core_job_end(e->k, e->now, j);
+	account_nodes(e, j->out->node, j->out->nodes, -1);
 	list_del(&e->run, j);
 	j->state = SIM_R_DONE;
 	j->out->state = SIM_JOB_DONE;
@@ -245,6 +280,7 @@ static void start_cb(void *ctx, struct sim_rjob *j, const uint32_t *nodes,
 	j->out->priority = j->priority;
 	sim_core_prio_cols(e->k, e->now, j, &j->out->cols);
 	j->last_charge = e->now;
+	account_nodes(e, nodes, n, +1);
 	heap_push(&e->ends, e->now + j->run, j);
 }
 
@@ -252,6 +288,10 @@ static int schedule(struct engine *e, enum sim_pass pass, struct fw_err *err)
 {
 	if (e->pend.n == 0)
 		return 0;
+	if (!something_fits(e)) {
+		e->skipped++;
+		return 0;
+	}
 	if (pass == SIM_PASS_BACKFILL)
 		e->res->bf_passes++;
 	else
@@ -469,6 +509,13 @@ int sim_run(const struct sim_trace *t, const struct sim_cluster *c,
 	res->trace_bad_lines = t->bad_lines;
 	res->trace_not_started = t->not_started;
 	init_jobs(&e);
+	e.in_part = fw_xcalloc(c->nparts * c->nnodes + 1, sizeof(bool));
+	e.part_free = fw_xcalloc(c->nparts + 1, sizeof(uint32_t));
+	for (size_t p = 0; p < c->nparts; p++) {
+		for (size_t i = 0; i < c->part[p].nnodes; i++)
+			e.in_part[p * c->nnodes + c->part[p].node[i]] = true;
+		e.part_free[p] = (uint32_t)c->part[p].nnodes;
+	}
 	e.calc_period = sim_core_calc_period(core);
 	e.bf_interval = sim_core_bf_interval(core);
 	if (o->policy == SIM_POLICY_FIFO || o->policy == SIM_POLICY_SERIAL)
@@ -503,6 +550,9 @@ int sim_run(const struct sim_trace *t, const struct sim_cluster *c,
 		sim_core_unbind(core, &e.rj[i]);
 	if (o->progress)
 		o->progress(o->progress_ctx, e.now, e.begin, e.now, e.finished, e.n);
+	res->skipped_passes = e.skipped;
+	free(e.in_part);
+	free(e.part_free);
 	free(e.rj);
 	free(e.submits.e);
 	free(e.ends.e);

@@ -126,52 +126,44 @@ static bool same_prefix(const struct hname *a, const struct hname *b)
 void sim_hostlist_compress(const struct sim_cluster *c, const uint32_t *idx,
 			   size_t n, struct sim_buf *b)
 {
+	struct hname one[16];
+	struct hname *h = n <= 16 ? one : fw_xmalloc(n * sizeof(*h));
 	size_t i = 0;
 
+	for (size_t k = 0; k < n; k++)
+		split_name(c->node[idx[k]].name, &h[k]);
 	while (i < n) {
-		struct hname h, k;
 		size_t j = i + 1;
 
-		split_name(c->node[idx[i]].name, &h);
 		if (i)
 			sim_buf_putn(b, ",", 1);
-		while (j < n) {
-			split_name(c->node[idx[j]].name, &k);
-			if (!same_prefix(&h, &k))
-				break;
+		while (j < n && same_prefix(&h[i], &h[j]))
 			j++;
-		}
 		if (j == i + 1) { /* a lone name */
-			sim_buf_printf(b, "%s", h.s);
+			sim_buf_printf(b, "%s", h[i].s);
 			i = j;
 			continue;
 		}
-		sim_buf_printf(b, "%.*s[", (int)h.plen, h.s);
+		sim_buf_printf(b, "%.*s[", (int)h[i].plen, h[i].s);
 		for (size_t a = i; a < j;) {
-			struct hname x, y;
 			size_t e = a;
 
-			split_name(c->node[idx[a]].name, &x);
-			while (e + 1 < j) {
-				split_name(c->node[idx[e + 1]].name, &y);
-				split_name(c->node[idx[e]].name, &k);
-				if (y.num != k.num + 1)
-					break;
+			while (e + 1 < j && h[e + 1].num == h[e].num + 1)
 				e++;
-			}
 			if (a > i)
 				sim_buf_putn(b, ",", 1);
-			sim_buf_printf(b, "%0*llu", x.width, (unsigned long long)x.num);
-			if (e > a) {
-				split_name(c->node[idx[e]].name, &y);
-				sim_buf_printf(b, "-%0*llu", y.width,
-					       (unsigned long long)y.num);
-			}
+			sim_buf_printf(b, "%0*llu", h[a].width,
+				       (unsigned long long)h[a].num);
+			if (e > a)
+				sim_buf_printf(b, "-%0*llu", h[e].width,
+					       (unsigned long long)h[e].num);
 			a = e + 1;
 		}
 		sim_buf_putn(b, "]", 1);
 		i = j;
 	}
+	if (h != one)
+		free(h);
 }
 
 /* ---------------------------------------------------------------- CSV */
@@ -322,11 +314,13 @@ void sim_write_summary_json(const struct sim_result *r,
 		       (long long)(r->sim_end - r->sim_begin));
 	json_num(b, r->wall_sec);
 	sim_buf_printf(b, ",\n  \"events\": %llu,\n  \"main_passes\": %llu,\n"
-			  "  \"backfill_passes\": %llu,\n  \"priority_passes\": %llu,\n",
+			  "  \"backfill_passes\": %llu,\n  \"priority_passes\": %llu,\n"
+			  "  \"passes_skipped_nothing_fits\": %llu,\n",
 		       (unsigned long long)r->events,
 		       (unsigned long long)r->main_passes,
 		       (unsigned long long)r->bf_passes,
-		       (unsigned long long)r->prio_passes);
+		       (unsigned long long)r->prio_passes,
+		       (unsigned long long)r->skipped_passes);
 	sim_buf_printf(b, "  \"trace_bad_lines_skipped\": %zu,\n"
 			  "  \"trace_jobs_never_started\": %zu,\n"
 			  "  \"swf_partition_defaulted\": %zu\n}\n",

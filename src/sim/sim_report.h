@@ -72,6 +72,7 @@ struct sim_result {
 	double wall_sec;              /* wall time of the run */
 	/* Engine counters. */
 	uint64_t events, main_passes, bf_passes, prio_passes;
+	uint64_t skipped_passes; /* scheduling passes nothing could come of */
 	size_t trace_bad_lines, trace_not_started;
 	size_t defaulted_partition; /* SWF partition numbers the cluster lacks */
 };
