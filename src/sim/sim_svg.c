@@ -453,7 +453,8 @@ void sim_svg_utilisation(const struct sim_result *r, struct sim_buf *b)
 	sim_buf_printf(b,
 		       "<line x1=\"%.1f\" y1=\"%.2f\" x2=\"%.1f\" y2=\"%.2f\" stroke=\"#e15759\" "
 		       "stroke-dasharray=\"6 3\"/><text x=\"%.1f\" y=\"%.2f\" "
-		       "text-anchor=\"end\" fill=\"#e15759\">mean %.1f%%</text>\n",
+		       "text-anchor=\"end\" fill=\"#e15759\" stroke=\"#ffffff\" stroke-width=\"3\" "
+		       "paint-order=\"stroke\">mean %.1f%%</text>\n",
 		       x0, ym, x0 + w, ym, x0 + w - 4, ym - 5, 100 * mean);
 	sim_buf_printf(b,
 		       "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "

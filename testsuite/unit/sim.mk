@@ -26,3 +26,6 @@ testsuite_unit_test_sim_run_asan_CFLAGS = $(SIM_TEST_CFLAGS) $(SAN_FLAGS)
 testsuite_unit_test_sim_run_asan_LDFLAGS = $(SAN_FLAGS)
 testsuite_unit_test_sim_run_asan_LDADD = $(UNIT_LIBS)
 endif
+
+# The command line end to end (uses the built fairway-sim).
+TESTS += testsuite/sim/cli.sh
