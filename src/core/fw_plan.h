@@ -369,7 +369,7 @@ int32_t fw_plan_window_slots(const struct fw_plan *p);
 /* Statistics of the last pass (cheap counters). */
 struct fw_plan_stats {
 	uint64_t decided, tested, started, reserved, estimated, not_in_window;
-	uint64_t searches, cache_hits, segments;
+	uint64_t searches, cache_hits, segments, segs_pushed, quick;
 };
 void fw_plan_get_stats(const struct fw_plan *p, struct fw_plan_stats *s);
 
@@ -388,7 +388,8 @@ struct fw_plan_result {
 	int32_t blocker;	/* index into the jobs array, -1 */
 	int32_t blocker_lic;
 	uint32_t bypass_inc;
-	struct fw_bitset *nodes;	/* started or reserved; else NULL */
+	uint32_t *node_idx;	/* started or reserved: the nnodes node
+				   indices, ascending; else NULL */
 };
 
 /* jobs must be sorted (fw_plan_sort); p must be fresh (no decision yet). */
@@ -397,5 +398,8 @@ int fw_plan_main(struct fw_plan *p, const struct fw_plan_job *jobs, size_t n,
 int fw_plan_backfill(struct fw_plan *p, const struct fw_plan_job *jobs,
 		     size_t n, struct fw_plan_result *res, struct fw_err *err);
 void fw_plan_results_free(struct fw_plan_result *res, size_t n);
+/* A result's nodes as a new bitset of nnodes bits (NULL if it has none). */
+struct fw_bitset *fw_plan_result_nodes(const struct fw_plan_result *r,
+				       uint32_t nnodes);
 
 #endif /* FW_PLAN_H */

@@ -82,7 +82,11 @@ static int32_t w_idx(struct world *w, uint32_t id)
 
 static const char *w_nodes(struct world *w, uint32_t id)
 {
-	return tp_fmt(w_res(w, id)->nodes, w->buf, sizeof(w->buf));
+	struct fw_bitset *b = fw_plan_result_nodes(w_res(w, id), w->cl->nnodes);
+
+	tp_fmt(b, w->buf, sizeof(w->buf));
+	fw_bitset_free(b);
+	return w->buf;
 }
 
 static void w_free(struct world *w)
@@ -260,7 +264,7 @@ START_TEST(below_threshold_is_delayed_above_is_not)
 	/* W only gets an estimate (2 h) and no nodes */
 	ck_kind(&w, 1, FW_PLAN_ESTIMATED);
 	ck_start(&w, 1, NOW + 2 * H);
-	ck_assert_ptr_null(w_res(&w, 1)->nodes);
+	ck_assert_ptr_null(w_res(&w, 1)->node_idx);
 	ck_assert(!w_res(&w, 1)->is_protected);
 	/* ... so L may take nodes 4-5 for 3 h now, delaying W to 3 h */
 	ck_kind(&w, 2, FW_PLAN_START_NOW);

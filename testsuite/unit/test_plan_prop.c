@@ -169,7 +169,8 @@ static void check_protection(uint64_t seed, bool islands, struct tally *t)
 	plan_with(&sc, sc.jobs, sc.njobs, NULL, 0, r1);
 	for (int k = 0; k < sc.njobs; k++) {
 		if (r1[k].kind == FW_PLAN_START_NOW) {
-			started[nstarted].nodes = r1[k].nodes;
+			started[nstarted].nodes =
+				fw_plan_result_nodes(&r1[k], sc.cl->nnodes);
 			started[nstarted].end = NOW + sc.jobs[k].time_limit;
 			started[nstarted].lic = sc.jobs[k].nlics > 0;
 			nstarted++;
@@ -193,13 +194,17 @@ static void check_protection(uint64_t seed, bool islands, struct tally *t)
 				      fw_plan_kind_str(b->kind));
 			/* the same placement, in fact */
 			ck_assert_int_eq(b->start, a->start);
-			ck_assert(fw_bitset_equal(a->nodes, b->nodes));
+			ck_assert_uint_eq(a->nnodes, b->nnodes);
+			ck_assert(memcmp(a->node_idx, b->node_idx,
+					 a->nnodes * sizeof(uint32_t)) == 0);
 			t->protected_checked++;
 		}
 		if (a->kind == FW_PLAN_ESTIMATED &&
 		    (b->kind != FW_PLAN_ESTIMATED || b->start > a->start))
 			t->estimates_delayed++;
 	}
+	for (int k = 0; k < nstarted; k++)
+		fw_bitset_free(started[k].nodes);
 	fw_plan_results_free(r1, (size_t)sc.njobs);
 	fw_plan_results_free(r3, (size_t)nrest);
 	scenario_free(&sc);
@@ -296,7 +301,8 @@ static void check_oracle(uint64_t seed)
 	struct scenario sc;
 	struct fw_plan_result r[MAXJ];
 	struct occ o[MAXJ + MAXR];
-	int no = 0;
+	struct fw_bitset *chosen[MAXJ];
+	int no = 0, nchosen = 0;
 	int64_t res;
 	int32_t W;
 
@@ -351,18 +357,21 @@ static void check_oracle(uint64_t seed)
 				     (unsigned long long)seed, j->id,
 				     fw_plan_kind_str(r[k].kind));
 		}
-		if (r[k].nodes) {
+		if (r[k].node_idx) {
 			int32_t b = found + len > W ? INT32_MAX : found + len;
 
-			ck_assert_uint_eq(fw_bitset_count(r[k].nodes), j->nodes_min);
-			ck_assert(oracle_fits(&sc, o, no, j, found, b, r[k].nodes));
-			o[no].nodes = r[k].nodes;
+			chosen[nchosen] = fw_plan_result_nodes(&r[k], sc.cl->nnodes);
+			ck_assert_uint_eq(fw_bitset_count(chosen[nchosen]), j->nodes_min);
+			ck_assert(oracle_fits(&sc, o, no, j, found, b, chosen[nchosen]));
+			o[no].nodes = chosen[nchosen++];
 			o[no].a = found;
 			o[no].b = b;
 			o[no].lic = j->nlics ? 1 : 0;
 			no++;
 		}
 	}
+	for (int k = 0; k < nchosen; k++)
+		fw_bitset_free(chosen[k]);
 	fw_plan_results_free(r, (size_t)sc.njobs);
 	scenario_free(&sc);
 }
