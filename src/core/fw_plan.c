@@ -21,6 +21,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1821,4 +1822,108 @@ void fw_plan_results_free(struct fw_plan_result *res, size_t n)
 		free(res[i].node_idx);
 		res[i].node_idx = NULL;
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Explanations                                                        */
+/* ------------------------------------------------------------------ */
+
+struct sbuf {
+	char *b;
+	size_t len, pos;
+};
+
+static void sb_add(struct sbuf *sb, const char *fmt, ...) FW_PRINTF(2, 3);
+
+static void sb_add(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (sb->pos >= sb->len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(sb->b + sb->pos, sb->len - sb->pos, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	sb->pos += (size_t)n;
+	if (sb->pos >= sb->len && sb->len >= 4) {
+		memcpy(sb->b + sb->len - 4, "...", 4);
+		sb->pos = sb->len;
+	}
+}
+
+static void sb_duration(struct sbuf *sb, fw_time_t s)
+{
+	if (s < 0)
+		s = 0;
+	if (s >= 86400)
+		sb_add(sb, "%lld-", (long long)(s / 86400));
+	sb_add(sb, "%02lld:%02lld:%02lld", (long long)(s % 86400 / 3600),
+	       (long long)(s % 3600 / 60), (long long)(s % 60));
+}
+
+static void sb_nodes(struct sbuf *sb, const struct fw_cluster *cl,
+		     const struct fw_plan_result *r)
+{
+	for (uint32_t k = 0; k < r->nnodes && r->node_idx; k++)
+		sb_add(sb, "%s%s", k ? "," : "", cl->nodes[r->node_idx[k]].name);
+}
+
+const char *fw_plan_explain(const struct fw_cluster *cl,
+			    const struct fw_plan_job *jobs,
+			    const struct fw_plan_result *res, size_t i,
+			    fw_time_t now, char *buf, size_t len)
+{
+	const struct fw_plan_result *r = &res[i];
+	struct sbuf sb = { buf, len, 0 };
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	sb_add(&sb, "job %u: ", jobs[i].id);
+	switch (r->kind) {
+	case FW_PLAN_START_NOW:
+		sb_add(&sb, "starts now in partition %s on ",
+		       cl->parts[r->part].name);
+		sb_nodes(&sb, cl, r);
+		if (r->backfilled)
+			sb_add(&sb, " (backfilled)");
+		return buf;
+	case FW_PLAN_RESERVED:
+		sb_add(&sb, "reserved: starts in ");
+		sb_duration(&sb, r->start - now);
+		sb_add(&sb, " in partition %s on ", cl->parts[r->part].name);
+		sb_nodes(&sb, cl, r);
+		sb_add(&sb, "; later jobs cannot delay it");
+		break;
+	case FW_PLAN_ESTIMATED:
+		sb_add(&sb, "estimated start in ");
+		sb_duration(&sb, r->start - now);
+		sb_add(&sb, " (not protected: below bf_min_prio_reserve/"
+		       "bf_min_age_reserve or past the reservation depth; "
+		       "backfill may delay it)");
+		break;
+	case FW_PLAN_NOT_IN_WINDOW:
+		sb_add(&sb, "no start within the backfill window (bf_window)");
+		break;
+	case FW_PLAN_NOT_RUNNABLE:
+		sb_add(&sb, "cannot run in partition %s as requested",
+		       cl->parts[r->part].name);
+		break;
+	case FW_PLAN_WAITING:
+		sb_add(&sb, "cannot start now");
+		break;
+	case FW_PLAN_SKIPPED:
+		sb_add(&sb, "not evaluated in this cycle");
+		break;
+	}
+	sb_add(&sb, "; reason: %s", fw_plan_reason_str(r->reason));
+	if (r->reason == FW_REASON_RESERVED && r->blocker >= 0)
+		sb_add(&sb, " (nodes/licenses kept for job %u)",
+		       jobs[r->blocker].id);
+	if (r->reason == FW_REASON_LICENSE && r->blocker_lic >= 0)
+		sb_add(&sb, " (%s)", cl->lics[r->blocker_lic].name);
+	return buf;
 }

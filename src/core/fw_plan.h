@@ -398,6 +398,16 @@ int fw_plan_main(struct fw_plan *p, const struct fw_plan_job *jobs, size_t n,
 int fw_plan_backfill(struct fw_plan *p, const struct fw_plan_job *jobs,
 		     size_t n, struct fw_plan_result *res, struct fw_err *err);
 void fw_plan_results_free(struct fw_plan_result *res, size_t n);
+/*
+ * One line answering "why is my job not running and when will it start?"
+ * for res[i] (jobs/res of a batch pass at `now`), e.g.
+ *   "job 125: reserved: starts in 02:00:00 in partition all on n00; later
+ *    jobs cannot delay it; reason: Resources".
+ */
+const char *fw_plan_explain(const struct fw_cluster *cl,
+			    const struct fw_plan_job *jobs,
+			    const struct fw_plan_result *res, size_t i,
+			    fw_time_t now, char *buf, size_t len);
 /* A result's nodes as a new bitset of nnodes bits (NULL if it has none). */
 struct fw_bitset *fw_plan_result_nodes(const struct fw_plan_result *r,
 				       uint32_t nnodes);

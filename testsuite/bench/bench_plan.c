@@ -303,6 +303,13 @@ int main(int argc, char **argv)
 			report("queue", 10000, qs[k], &o);
 		}
 		free_world(&w);
+		printf("-- growth in the queue, narrow jobs (every job searched)\n");
+		make_world(&w, 10000, 100000, 43, 4);
+		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
+			best_of(&w, conf, FW_PASS_BACKFILL, qs[k], 3, &o);
+			report("queue narrow", 10000, qs[k], &o);
+		}
+		free_world(&w);
 		printf("-- growth in the cluster (100k jobs, conservative)\n");
 		for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
 			make_world(&w, ns[k], 100000, 42, 128);

@@ -170,6 +170,26 @@ START_TEST(primer_fifo_with_backfill)
 	ck_reason(&w, 125, FW_REASON_NODES);
 	ck_assert(!w_res(&w, 123)->backfilled);
 	ck_assert(!w_res(&w, 124)->backfilled);
+	/* what "fairway" shows for it */
+	{
+		char line[256];
+
+		ck_assert_str_eq(fw_plan_explain(w.cl, w.jobs, w.res,
+						 (size_t)w_idx(&w, 125), NOW,
+						 line, sizeof(line)),
+				 "job 125: reserved: starts in 02:00:00 in partition "
+				 "all on n00; later jobs cannot delay it; reason: "
+				 "Resources");
+		ck_assert_str_eq(fw_plan_explain(w.cl, w.jobs, w.res,
+						 (size_t)w_idx(&w, 123), NOW,
+						 line, sizeof(line)),
+				 "job 123: starts now in partition all on n00,n01");
+		/* truncated, still terminated */
+		fw_plan_explain(w.cl, w.jobs, w.res, (size_t)w_idx(&w, 126), NOW,
+				line, 20);
+		/* 16 characters + "..." + NUL = 20 */
+		ck_assert_str_eq(line, "job 126: reserve...");
+	}
 	w_free(&w);
 }
 END_TEST
@@ -203,6 +223,13 @@ START_TEST(primer_one_job_at_a_time)
 	/* the license (index 0) is what 124 waits for */
 	ck_reason(&w, 124, FW_REASON_LICENSE);
 	ck_assert_int_eq(w_res(&w, 124)->blocker_lic, 0);
+	{
+		char line[256];
+
+		fw_plan_explain(w.cl, w.jobs, w.res, (size_t)w_idx(&w, 124), NOW,
+				line, sizeof(line));
+		ck_assert_ptr_nonnull(strstr(line, "reason: Licenses (fifo)"));
+	}
 	w_free(&w);
 }
 END_TEST
@@ -244,6 +271,14 @@ START_TEST(wide_job_reservation_and_backfill)
 	ck_nodes(&w, 3, "0-1");
 	ck_reason(&w, 3, FW_REASON_RESERVED);
 	ck_assert_int_eq(w_res(&w, 3)->blocker, w_idx(&w, 1));
+	{
+		char line[256];
+
+		fw_plan_explain(w.cl, w.jobs, w.res, (size_t)w_idx(&w, 3), NOW,
+				line, sizeof(line));
+		ck_assert_ptr_nonnull(strstr(line, "starts in 03:00:00"));
+		ck_assert_ptr_nonnull(strstr(line, "(nodes/licenses kept for job 1)"));
+	}
 	/* W waited while S started: bypassed once; L was never passed */
 	ck_assert_uint_eq(w_res(&w, 1)->bypass_inc, 1);
 	ck_assert_uint_eq(w_res(&w, 3)->bypass_inc, 0);
