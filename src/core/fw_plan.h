@@ -115,7 +115,9 @@ struct fw_cluster {
 	struct fw_clicense *lics;
 	/* Derived by fw_cluster_finalize(). */
 	struct fw_ctype *types;
-	struct fw_cisland *islands;	/* sorted by id; nodes with -1 excluded */
+	struct fw_cisland *islands;	/* sorted by id; if any node has an
+					   island, the nodes without one form
+					   a last island with id -1 */
 	struct fw_bitset *usable;
 	bool final;
 	/* Name lookup (open addressing over node indices). */

@@ -795,6 +795,37 @@ START_TEST(island_too_small)
 }
 END_TEST
 
+START_TEST(nodes_without_island)
+{
+	struct world w;
+	struct fw_cluster *cl = tp_begin();
+
+	/* nodes 0-3 in island 5, nodes 4-5 in none: those form one more
+	 * island, tried after the real ones */
+	tp_nodes(cl, 4, 32, 0, 5);
+	tp_nodes(cl, 2, 32, 0, -1);
+	tp_part(cl, "all", "0-5", 1);
+	tp_end(cl);
+	ck_assert_uint_eq(cl->nislands, 2);
+	ck_assert_int_eq(cl->islands[0].id, 5);
+	ck_assert_int_eq(cl->islands[1].id, -1);
+	w_init(&w, cl);
+	w.conf->topo = FW_TOPO_STRICT;
+	w_replan(&w);
+	tp_running(w.p, cl, "0-2", NOW + H);
+	/* A (2 nodes): island 5 has only node 3 free -> nodes 4-5 */
+	w_add(&w, tp_job(1, 20, 0, 2, H));
+	/* B (1 node): island 5 first -> node 3 */
+	w_add(&w, tp_job(2, 10, 0, 1, H));
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_kind(&w, 1, FW_PLAN_START_NOW);
+	ck_nodes(&w, 1, "4-5");
+	ck_kind(&w, 2, FW_PLAN_START_NOW);
+	ck_nodes(&w, 2, "3");
+	w_free(&w);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Bypass counts and per-cycle limits                                  */
 /* ------------------------------------------------------------------ */
@@ -1342,6 +1373,7 @@ static Suite *sched_suite_build(void)
 	tcase_add_test(tc, island_fits_in_one);
 	tcase_add_test(tc, island_prefer_vs_strict);
 	tcase_add_test(tc, island_too_small);
+	tcase_add_test(tc, nodes_without_island);
 	tcase_add_test(tc, bypass_counts);
 	tcase_add_test(tc, per_cycle_limits);
 	tcase_add_test(tc, main_pass_blocks_partition_and_nodes);
