@@ -214,6 +214,8 @@ void fw_scratch_free(struct fw_scratch *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Front-stack rows for a window of `rows` segments: sized by the longest
+ * window actually met, not by the whole timeline. */
 static void scratch_rows(struct fw_scratch *s, uint32_t rows)
 {
 	if (rows <= s->rows)
@@ -222,12 +224,19 @@ static void scratch_rows(struct fw_scratch *s, uint32_t rows)
 	free(s->fst);
 	free(s->rlo);
 	free(s->rhi);
-	free(s->segp);
 	s->fst = fw_xmalloc((size_t)rows * s->W * sizeof(uint64_t));
-	s->segp = fw_xmalloc(rows * sizeof(*s->segp));
 	s->rlo = fw_xmalloc(rows * sizeof(uint32_t));
 	s->rhi = fw_xmalloc(rows * sizeof(uint32_t));
 	s->rows = rows;
+}
+
+static void scratch_segp(struct fw_scratch *s, uint32_t n)
+{
+	if (n <= s->nsegp)
+		return;
+	s->nsegp = n + n / 2;
+	free(s->segp);
+	s->segp = fw_xmalloc(s->nsegp * sizeof(*s->segp));
 }
 
 /* Per-call state of the sliding window.  The back accumulator and every
@@ -305,9 +314,12 @@ static uint64_t *row(struct win *wn, uint32_t j)
 static void rebuild_front(struct win *wn)
 {
 	const uint64_t *E = wn->s->E;
-	uint32_t *rlo = wn->sc->rlo, *rhi = wn->sc->rhi;
+	uint32_t *rlo, *rhi;
 
 	wn->base = wn->qh;
+	scratch_rows(wn->sc, wn->bi - wn->qh);
+	rlo = wn->sc->rlo;
+	rhi = wn->sc->rhi;
 	for (uint32_t j = wn->bi; j-- > wn->qh;) {
 		uint64_t *restrict r = row(wn, j);
 		const uint64_t *restrict src;
@@ -457,13 +469,15 @@ static bool quick_fit(const struct fw_tl *tl, struct fw_scratch *sc,
 		      struct fw_search *s, int32_t c)
 {
 	const struct fw_cluster *cl = tl->cl;
-	const uint64_t **sp = sc->segp;
+	const uint64_t **sp;
 	uint64_t *X = sc->X;
 	uint32_t i = fw_tl_seg_at(tl, c), m = 0;
 	int32_t need = s->L == FW_TL_INF ? FW_TL_INF : add_sat(c, s->L);
 	struct win wn = { .tl = tl, .sc = sc, .s = s };
 	uint32_t nisl = s->fit == FW_FIT_ANY ? 1 : cl->nislands;
 
+	scratch_segp(sc, tl->nseg - i);
+	sp = sc->segp;
 	for (uint32_t k = i; k < tl->nseg && (k == i || tl->start[k] < need);
 	     k++) {
 		if (seg_bad(&wn, k))
@@ -515,7 +529,6 @@ int32_t fw_tl_search(const struct fw_tl *tl, struct fw_scratch *sc,
 	s->xlo = s->xhi = 0;
 	if (s->cmin > s->cmax || s->lo >= s->hi || s->n == 0)
 		return -1;
-	scratch_rows(sc, tl->nseg);
 	if (s->cmin > 0 && !s->req && !s->free_view &&
 	    quick_fit(tl, sc, s, s->cmin)) {
 		s->quick++;

@@ -117,6 +117,7 @@ struct fw_scratch {
 	uint64_t *fst;		/* front stack rows, rows * W */
 	uint32_t *rlo, *rhi;	/* non-zero word range of each row */
 	const uint64_t **segp;	/* segments of one window */
+	uint32_t nsegp;
 	uint64_t *bacc;		/* back accumulator */
 	uint64_t *tmp;		/* free view: one segment with resv removed */
 	uint64_t *X;		/* result: E & all segments of the window */
