@@ -242,6 +242,8 @@ struct eclass {
 	uint32_t isl_static;	/* largest island share, down or not */
 	uint32_t isl_usable;
 	struct frontier fail[FIT_KEYS];
+	uint64_t idle_gen;	/* |E & idle| as of plan->idle_gen */
+	uint32_t idle_cnt;
 };
 
 struct advres {
@@ -282,6 +284,7 @@ struct cand {
 	const uint64_t *Eb;	/* same before main-pass blocking */
 	uint32_t lo, hi;
 	uint32_t xlo, xhi;	/* non-zero words of the search's X */
+	int32_t cls;		/* E is this class's node set, or -1 */
 };
 
 struct pending {
@@ -307,6 +310,7 @@ struct fw_plan {
 	struct fw_scratch sc;
 	struct fw_bitset *usable;	/* cluster usable minus plan's down */
 	struct fw_bitset *idle;		/* run view: usable, not running/started */
+	uint64_t idle_gen;		/* bumped whenever idle changes */
 	int64_t *lic_idle;		/* run view licenses */
 
 	struct advres *resv;
@@ -699,6 +703,7 @@ int fw_plan_node_down(struct fw_plan *p, uint32_t node, struct fw_err *err)
 		     FW_TL_AVAIL | FW_TL_FREE);
 	fw_bitset_clear(p->usable, node);
 	fw_bitset_clear(p->idle, node);
+	p->idle_gen++;
 	return 0;
 }
 
@@ -722,6 +727,7 @@ int fw_plan_add_running(struct fw_plan *p, const struct fw_bitset *nodes,
 	fw_tl_occupy(&p->tl, nodes, 0, b, lics, nlics,
 		     FW_TL_AVAIL | FW_TL_FREE);
 	fw_bitset_andnot(p->idle, nodes);
+	p->idle_gen++;
 	for (uint32_t k = 0; k < nlics; k++)
 		p->lic_idle[lics[k].idx] -= lics[k].count;
 	return 0;
@@ -848,6 +854,7 @@ static struct eclass *class_new(struct fw_plan *p, uint32_t part,
 	e->nE = fw_bitset_count(e->E);
 	e->isl_usable = max_island_share(cl, e->E);
 	fw_bitset_word_range(e->E, &e->lo, &e->hi);
+	e->idle_gen = UINT64_MAX;
 	if (2 * p->nec > p->ec_hcap)
 		class_rehash(p);
 	else {
@@ -1022,6 +1029,7 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 	cd->part = q;
 	cd->c = -1;
 	cd->island = -1;
+	cd->cls = -1;
 	job_slots(p, j->time_limit, &cd->L0, &cd->L);
 
 	if (P->max_time && (j->time_limit <= 0 || j->time_limit > P->max_time))
@@ -1058,6 +1066,7 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 		cd->E = cd->Eb = ec->E->w;
 		cd->lo = ec->lo;
 		cd->hi = ec->hi;
+		cd->cls = (int32_t)(ec - p->ec);
 		nE = ec->nE;
 	}
 	if (j->req_nodes && !fw_bitset_is_subset(j->req_nodes, p->usable))
@@ -1342,6 +1351,31 @@ static void classify(struct fw_plan *p, const struct fw_plan_job *j,
 		d->reason = FW_REASON_RESV_TIME;
 		return;
 	}
+	/* Idle nodes the job could use: per class, counted once for every
+	 * change of the idle set (a long queue repeats a few classes). */
+	if (cd->cls >= 0) {
+		struct eclass *ec = &p->ec[cd->cls];
+
+		if (ec->idle_gen != p->idle_gen) {
+			ec->idle_cnt = 0;
+			for (uint32_t w = lo; w < hi; w++)
+				ec->idle_cnt += fw_popcount64(p->idle->w[w] &
+							      cd->Eb[w]);
+			ec->idle_gen = p->idle_gen;
+		}
+		if (ec->idle_cnt < n) {
+			d->reason = j->gpus_per_node ? FW_REASON_GPUS :
+				    FW_REASON_NODES;
+			return;
+		}
+		/* Outside the window only the kind of reason is kept: the
+		 * blocker walk below is for jobs with a start. */
+		if (pass == FW_PASS_BACKFILL && !p->nresv &&
+		    d->kind == FW_PLAN_NOT_IN_WINDOW) {
+			d->reason = FW_REASON_RESERVED;
+			return;
+		}
+	}
 	/* Eb: the job's nodes before main-pass blocking; its word range
 	 * may be wider than [lo, hi) of the blocked set. */
 	if (cd->Eb != cd->E) {
@@ -1374,6 +1408,10 @@ static void classify(struct fw_plan *p, const struct fw_plan_job *j,
 		d->reason = c2 < n ? FW_REASON_PRIORITY :
 			    cd->fit == FW_FIT_ISLAND ? FW_REASON_TOPOLOGY :
 			    FW_REASON_NODES;
+		return;
+	}
+	if (d->kind == FW_PLAN_NOT_IN_WINDOW) {
+		d->reason = FW_REASON_RESERVED;
 		return;
 	}
 	/* Walk the protected reservations overlapping [now, end) in
@@ -1680,6 +1718,7 @@ int fw_plan_started(struct fw_plan *p, const struct fw_bitset *nodes,
 	fw_tl_occupy(&p->tl, nodes, 0, p->pend.L0, j->lics, j->nlics,
 		     FW_TL_AVAIL | FW_TL_FREE);
 	fw_bitset_andnot(p->idle, nodes);
+	p->idle_gen++;
 	for (uint32_t k = 0; k < j->nlics; k++)
 		p->lic_idle[j->lics[k].idx] -= j->lics[k].count;
 	p->nstarted++;

@@ -215,8 +215,11 @@ struct fw_plan_job {
 	uint32_t priority;	/* already computed by the priority plugin */
 	fw_time_t submit;	/* tie-break in the queue order */
 	fw_time_t eligible;	/* begin time, for bf_min_age_reserve (0: unknown) */
-	int32_t part;		/* partition index */
-	const int32_t *alt_parts;	/* other partitions the job may use */
+	int32_t part;		/* partition index (its tier sorts the job) */
+	const int32_t *alt_parts;	/* other partitions the job may use:
+					   tried at the job's position, the
+					   earliest start wins (ties: listed
+					   order) */
 	uint32_t nalt_parts;
 	uint32_t nodes_min;	/* >= 1 */
 	uint32_t nodes_max;	/* 0 = nodes_min; a start now takes up to this */
@@ -305,7 +308,10 @@ struct fw_plan_decision {
 	bool backfilled;	/* START_NOW while a higher-priority job waits */
 	bool across_islands;	/* placed over several islands */
 	enum fw_plan_reason reason;	/* why not now (NONE for START_NOW) */
-	int32_t blocker;	/* seq of the blocking job or -1 */
+	int32_t blocker;	/* RESERVED reason: seq of the job whose
+				   protected reservation takes the last nodes
+				   or licenses; worked out for jobs with a
+				   start in the window, else -1 */
 	int32_t blocker_lic;	/* license index or -1 */
 	/*
 	 * Owned by the plan, valid until the next call on it:
