@@ -1,1 +1,1 @@
-# core module 'config': FW_CORE_SRC += src/core/fw_config.c src/core/fw_config.h
+FW_CORE_SRC += src/core/fw_config.c src/core/fw_config.h

@@ -21,6 +21,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,13 +98,19 @@ static uint32_t *cmap_slot(struct cmap *m, uint64_t key)
 	return &m->val[h];
 }
 
-/* Failed shapes of a node-set class: (nodes, duration) pairs none of which
- * dominates another.  A job needing at least as many nodes for at least as
- * long as a failed shape cannot find a start either (the timeline only
- * loses free space during a plan). */
+/*
+ * What earlier searches of a node-set class found: (nodes, duration) ->
+ * earliest start slot (FW_TL_INF: none in the window).  During a plan the
+ * timeline only loses free space, and a job needing at least as many nodes
+ * for at least as long can only start where the smaller one could, so
+ * every entry (n', d', c') with n' <= n and d' <= d is a lower bound c' for
+ * (n, d): the search starts there, and FW_TL_INF rejects it outright.
+ * Entries that another entry makes useless are dropped.
+ */
 struct shape {
 	uint32_t n;
 	int64_t d;
+	int32_t c;
 };
 
 struct frontier {
@@ -111,31 +118,110 @@ struct frontier {
 	uint32_t n, cap;
 };
 
-static bool frontier_dominated(const struct frontier *f, uint32_t n, int64_t d)
+static int32_t frontier_bound(const struct frontier *f, uint32_t n, int64_t d)
 {
+	int32_t lb = 0;
+
 	for (uint32_t i = 0; i < f->n; i++)
-		if (f->v[i].n <= n && f->v[i].d <= d)
-			return true;
-	return false;
+		if (f->v[i].n <= n && f->v[i].d <= d && f->v[i].c > lb)
+			lb = f->v[i].c;
+	return lb;
 }
 
-static void frontier_add(struct frontier *f, uint32_t n, int64_t d)
+static void frontier_add(struct frontier *f, uint32_t n, int64_t d, int32_t c)
 {
 	uint32_t k = 0;
 
-	for (uint32_t i = 0; i < f->n; i++)
-		if (!(n <= f->v[i].n && d <= f->v[i].d))
-			f->v[k++] = f->v[i];
+	for (uint32_t i = 0; i < f->n; i++) {
+		const struct shape *e = &f->v[i];
+
+		if (e->n <= n && e->d <= d && e->c >= c)
+			return;		/* already known, or more */
+	}
+	for (uint32_t i = 0; i < f->n; i++) {
+		const struct shape *e = &f->v[i];
+
+		if (!(n <= e->n && d <= e->d && c >= e->c))
+			f->v[k++] = *e;
+	}
 	f->n = k;
 	if (f->n == FRONTIER_MAX)
-		return;		/* a cache: dropping an entry is safe */
+		return;		/* a cache: not recording is safe */
 	if (f->n == f->cap) {
 		f->cap = f->cap ? f->cap * 2 : 8;
 		f->v = fw_xrealloc(f->v, f->cap * sizeof(*f->v));
 	}
 	f->v[f->n].n = n;
 	f->v[f->n].d = d;
+	f->v[f->n].c = c;
 	f->n++;
+}
+
+/*
+ * Exact answers: (class, fit, nodes, duration) -> earliest start, valid
+ * while the timeline generation is unchanged.  Lets an unprotected job
+ * (which changes nothing) reuse the estimate of an identical shape
+ * without a search: in a long queue most jobs repeat a shape.
+ */
+struct exact_ent {
+	uint32_t cls, n;
+	int64_t d;
+	uint64_t gen;
+	int32_t c;
+	uint8_t fit, used;
+};
+
+struct exact_map {
+	uint32_t cap, n;
+	struct exact_ent *v;
+};
+
+static uint64_t exact_hash(uint32_t cls, int fit, uint32_t n, int64_t d)
+{
+	return mix64(((uint64_t)cls << 40) ^ ((uint64_t)fit << 32) ^ n ^
+		     mix64((uint64_t)d));
+}
+
+static struct exact_ent *exact_find(struct exact_map *m, uint32_t cls,
+				    int fit, uint32_t n, int64_t d, bool add)
+{
+	uint32_t h;
+
+	if (add && 2 * (m->n + 1) > m->cap) {
+		struct exact_map old = *m;
+
+		m->cap = old.cap ? old.cap * 2 : 1024;
+		m->n = 0;
+		m->v = fw_xcalloc(m->cap, sizeof(*m->v));
+		for (uint32_t i = 0; i < old.cap; i++)
+			if (old.v[i].used) {
+				struct exact_ent *e = exact_find(
+					m, old.v[i].cls, old.v[i].fit,
+					old.v[i].n, old.v[i].d, true);
+
+				*e = old.v[i];
+			}
+		free(old.v);
+	}
+	if (!m->cap)
+		return NULL;
+	h = (uint32_t)exact_hash(cls, fit, n, d) & (m->cap - 1);
+	while (m->v[h].used) {
+		struct exact_ent *e = &m->v[h];
+
+		if (e->cls == cls && e->fit == fit && e->n == n && e->d == d)
+			return e;
+		h = (h + 1) & (m->cap - 1);
+	}
+	if (!add)
+		return NULL;
+	m->v[h].used = 1;
+	m->v[h].cls = cls;
+	m->v[h].fit = (uint8_t)fit;
+	m->v[h].n = n;
+	m->v[h].d = d;
+	m->n++;
+	return &m->v[h];
 }
 
 /* ------------------------------------------------------------------ */
@@ -156,6 +242,8 @@ struct eclass {
 	uint32_t isl_static;	/* largest island share, down or not */
 	uint32_t isl_usable;
 	struct frontier fail[FIT_KEYS];
+	uint64_t idle_gen;	/* |E & idle| as of plan->idle_gen */
+	uint32_t idle_cnt;
 };
 
 struct advres {
@@ -164,12 +252,13 @@ struct advres {
 	int32_t a, b;		/* slots; b <= 0: over */
 };
 
-/* A protected reservation made in this plan (for blockers). */
+/* A protected reservation made in this plan (for blockers).  Nodes as a
+ * sorted index list: a queue can hold 100,000 reservations. */
 struct rrec {
 	uint32_t seq;
 	int32_t a, b;
-	struct fw_bitset *nodes;
-	uint32_t lo, hi;
+	uint32_t *idx;
+	uint32_t nidx;
 	struct fw_plan_lic *lics;
 	uint32_t nlics;
 };
@@ -194,6 +283,8 @@ struct cand {
 	const uint64_t *E;	/* final node set searched */
 	const uint64_t *Eb;	/* same before main-pass blocking */
 	uint32_t lo, hi;
+	uint32_t xlo, xhi;	/* non-zero words of the search's X */
+	int32_t cls;		/* E is this class's node set, or -1 */
 };
 
 struct pending {
@@ -219,6 +310,7 @@ struct fw_plan {
 	struct fw_scratch sc;
 	struct fw_bitset *usable;	/* cluster usable minus plan's down */
 	struct fw_bitset *idle;		/* run view: usable, not running/started */
+	uint64_t idle_gen;		/* bumped whenever idle changes */
 	int64_t *lic_idle;		/* run view licenses */
 
 	struct advres *resv;
@@ -234,6 +326,7 @@ struct fw_plan {
 	uint32_t ec_hcap;
 	uint32_t tvw;			/* words of a type vector */
 	uint64_t *tv;			/* scratch type vector */
+	struct exact_map exact;
 
 	/* Per-cycle counters (Slurm's bf_max_job_*). */
 	struct cmap m_user, m_user_part, m_assoc;
@@ -256,6 +349,8 @@ struct fw_plan {
 
 	/* Scratch node sets handed out in decisions. */
 	struct fw_bitset *allowed, *nodes, *Ec, *Eb, *tmp;
+	uint32_t *sel;			/* nodes chosen, sorted */
+	uint32_t nsel;
 
 	struct fw_plan_stats stats;
 };
@@ -510,6 +605,7 @@ struct fw_plan *fw_plan_new(const struct fw_cluster *cl,
 	p->Ec = fw_bitset_new(cl->nnodes);
 	p->Eb = fw_bitset_new(cl->nnodes);
 	p->tmp = fw_bitset_new(cl->nnodes);
+	p->sel = fw_xmalloc(cl->nnodes * sizeof(uint32_t));
 	return p;
 }
 
@@ -529,7 +625,7 @@ void fw_plan_free(struct fw_plan *p)
 	free(p->resv);
 	free(p->tresv);
 	for (uint32_t i = 0; i < p->nrr; i++) {
-		fw_bitset_free(p->rr[i].nodes);
+		free(p->rr[i].idx);
 		free(p->rr[i].lics);
 	}
 	free(p->rr);
@@ -541,6 +637,7 @@ void fw_plan_free(struct fw_plan *p)
 	}
 	free(p->ec);
 	free(p->ec_hash);
+	free(p->exact.v);
 	free(p->tv);
 	cmap_free(&p->m_user);
 	cmap_free(&p->m_user_part);
@@ -556,6 +653,7 @@ void fw_plan_free(struct fw_plan *p)
 	fw_bitset_free(p->Ec);
 	fw_bitset_free(p->Eb);
 	fw_bitset_free(p->tmp);
+	free(p->sel);
 	free(p);
 }
 
@@ -605,6 +703,7 @@ int fw_plan_node_down(struct fw_plan *p, uint32_t node, struct fw_err *err)
 		     FW_TL_AVAIL | FW_TL_FREE);
 	fw_bitset_clear(p->usable, node);
 	fw_bitset_clear(p->idle, node);
+	p->idle_gen++;
 	return 0;
 }
 
@@ -628,6 +727,7 @@ int fw_plan_add_running(struct fw_plan *p, const struct fw_bitset *nodes,
 	fw_tl_occupy(&p->tl, nodes, 0, b, lics, nlics,
 		     FW_TL_AVAIL | FW_TL_FREE);
 	fw_bitset_andnot(p->idle, nodes);
+	p->idle_gen++;
 	for (uint32_t k = 0; k < nlics; k++)
 		p->lic_idle[lics[k].idx] -= lics[k].count;
 	return 0;
@@ -754,6 +854,7 @@ static struct eclass *class_new(struct fw_plan *p, uint32_t part,
 	e->nE = fw_bitset_count(e->E);
 	e->isl_usable = max_island_share(cl, e->E);
 	fw_bitset_word_range(e->E, &e->lo, &e->hi);
+	e->idle_gen = UINT64_MAX;
 	if (2 * p->nec > p->ec_hcap)
 		class_rehash(p);
 	else {
@@ -921,11 +1022,14 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 	struct eclass *ec;
 	struct fw_search s;
 	int64_t dkey = j->time_limit > 0 ? j->time_limit : INT64_MAX;
+	bool from_next_step = cmin > 0, plain;
+	int fk;
 
 	memset(cd, 0, sizeof(*cd));
 	cd->part = q;
 	cd->c = -1;
 	cd->island = -1;
+	cd->cls = -1;
 	job_slots(p, j->time_limit, &cd->L0, &cd->L);
 
 	if (P->max_time && (j->time_limit <= 0 || j->time_limit > P->max_time))
@@ -962,6 +1066,7 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 		cd->E = cd->Eb = ec->E->w;
 		cd->lo = ec->lo;
 		cd->hi = ec->hi;
+		cd->cls = (int32_t)(ec - p->ec);
 		nE = ec->nE;
 	}
 	if (j->req_nodes && !fw_bitset_is_subset(j->req_nodes, p->usable))
@@ -1017,11 +1122,36 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 	cd->prot = pass == FW_PASS_BACKFILL && meets_thresholds(p, j) &&
 		   (p->depth == 0 || p->part_resv[q] < p->depth);
 
-	/* A larger-or-longer shape of this class already failed. */
-	if (pass == FW_PASS_BACKFILL && !R &&
-	    frontier_dominated(&ec->fail[fit_key(cd->fit, any0)], n, dkey)) {
-		p->stats.cache_hits++;
-		return cand_static(cd, FW_PLAN_NOT_IN_WINDOW, FW_REASON_NONE);
+	plain = pass == FW_PASS_BACKFILL && !custom && !j->req_nodes &&
+		!j->nlics && !from_next_step;
+	fk = fit_key(cd->fit, any0);
+	/* The same shape was answered and nothing changed since: an
+	 * unprotected job needs no nodes, so no search. */
+	if (plain && !cd->prot) {
+		struct exact_ent *x = exact_find(&p->exact, (uint32_t)(ec - p->ec),
+						 fk, n, dkey, false);
+
+		if (x && x->gen == p->tl.gen && x->c != FW_TL_INF &&
+		    x->c > 0) {
+			p->stats.cache_hits++;
+			cd->c = x->c;
+			cd->kind = FW_PLAN_RESERVED;
+			return;
+		}
+	}
+	/* What smaller-or-shorter shapes of this class found bounds this
+	 * job's start from below. */
+	if (pass == FW_PASS_BACKFILL && !R) {
+		int32_t lb = frontier_bound(&ec->fail[fit_key(cd->fit, any0)],
+					    n, dkey);
+
+		if (lb > cmin)
+			cmin = lb;
+		if (cmin > cmax) {
+			p->stats.cache_hits++;
+			return cand_static(cd, FW_PLAN_NOT_IN_WINDOW,
+					   FW_REASON_NONE);
+		}
 	}
 	if (j->req_nodes && !fw_bitset_is_subset(j->req_nodes, p->Ec) &&
 	    custom)
@@ -1048,15 +1178,24 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 	s.req = j->req_nodes;
 	p->stats.searches++;
 	fw_tl_search(&p->tl, &p->sc, &s);
-	if (s.c < 0) {
-		if (pass == FW_PASS_BACKFILL && !custom && !j->req_nodes &&
-		    !j->nlics && cmin == 0)
-			frontier_add(&ec->fail[fit_key(cd->fit, any0)], n,
-				     dkey);
-		return cand_static(cd, FW_PLAN_NOT_IN_WINDOW, FW_REASON_NONE);
+	p->stats.segs_pushed += s.segs_pushed;
+	p->stats.quick += s.quick;
+	/* Record what a plain job found (a lower bound for its class); not
+	 * after a failed start, whose search skipped step 0. */
+	if (plain) {
+		struct exact_ent *x = exact_find(&p->exact, (uint32_t)(ec - p->ec),
+						 fk, n, dkey, true);
+
+		x->gen = p->tl.gen;
+		x->c = s.c < 0 ? FW_TL_INF : s.c;
+		frontier_add(&ec->fail[fk], n, dkey, x->c);
 	}
+	if (s.c < 0)
+		return cand_static(cd, FW_PLAN_NOT_IN_WINDOW, FW_REASON_NONE);
 	cd->c = s.c;
 	cd->island = s.island;
+	cd->xlo = s.xlo;
+	cd->xhi = s.xhi;
 	cd->kind = s.c == 0 ? FW_PLAN_START_NOW : FW_PLAN_RESERVED;
 }
 
@@ -1109,48 +1248,71 @@ static void evaluate_best(struct fw_plan *p, const struct fw_plan_job *j,
 /* Node choice, reasons                                                */
 /* ------------------------------------------------------------------ */
 
-/* allowed = X (inside the island); nodes = required nodes plus the lowest
- * indices up to `want`.  Returns the number of nodes chosen. */
-static uint32_t choose_nodes(struct fw_plan *p, const struct cand *cd,
-			     const struct fw_plan_job *j, uint32_t want)
+static int u32_cmp(const void *a, const void *b)
 {
-	const uint64_t *X = p->sc.X;
-	uint32_t got;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	fw_bitset_clear_all(p->allowed);
-	for (uint32_t w = cd->lo; w < cd->hi; w++)
-		p->allowed->w[w] = X[w];
-	if (cd->island >= 0)
-		fw_bitset_and(p->allowed, p->cl->islands[cd->island].nodes);
-	fw_bitset_copy(p->nodes, p->allowed);
-	if (j->req_nodes) {
-		uint32_t nreq = fw_bitset_count(j->req_nodes);
-
-		fw_bitset_andnot(p->nodes, j->req_nodes);
-		got = fw_bitset_keep_lowest(p->nodes,
-					    want > nreq ? want - nreq : 0);
-		fw_bitset_or(p->nodes, j->req_nodes);
-		return got + nreq;
-	}
-	return fw_bitset_keep_lowest(p->nodes, want);
+	return (x > y) - (x < y);
 }
 
-static bool spans_islands(const struct fw_cluster *cl,
-			  const struct fw_bitset *nodes)
+/*
+ * nodes (and the sorted list sel) = the job's required nodes plus the
+ * lowest free indices (inside the chosen island) up to `want`; with
+ * `with_allowed` also allowed = every free node there (START_NOW).  Only
+ * the words [xlo, xhi) of the search's X are looked at.  Returns the
+ * number of nodes chosen.
+ */
+static uint32_t choose_nodes(struct fw_plan *p, const struct cand *cd,
+			     const struct fw_plan_job *j, uint32_t want,
+			     bool with_allowed)
 {
+	const uint64_t *X = p->sc.X;
+	const uint64_t *im = cd->island >= 0 ?
+			     p->cl->islands[cd->island].nodes->w : NULL;
+	const uint64_t *req = j->req_nodes ? j->req_nodes->w : NULL;
 	int64_t i;
-	int32_t first = -2;
 
-	if (!cl->nislands)
-		return false;
-	FW_BITSET_FOREACH(nodes, i) {
-		int32_t k = cl->nodes[i].island_idx;
-
-		if (first == -2)
-			first = k;
-		else if (k != first)
-			return true;
+	fw_bitset_clear_all(p->nodes);
+	p->nsel = 0;
+	if (with_allowed) {
+		fw_bitset_clear_all(p->allowed);
+		for (uint32_t w = cd->xlo; w < cd->xhi; w++)
+			p->allowed->w[w] = im ? X[w] & im[w] : X[w];
 	}
+	if (req) {
+		FW_BITSET_FOREACH(j->req_nodes, i) {
+			fw_bitset_set(p->nodes, (uint32_t)i);
+			p->sel[p->nsel++] = (uint32_t)i;
+		}
+	}
+	for (uint32_t w = cd->xlo; w < cd->xhi && p->nsel < want; w++) {
+		uint64_t x = X[w];
+
+		if (im)
+			x &= im[w];
+		if (req)
+			x &= ~req[w];
+		while (x && p->nsel < want) {
+			uint32_t b = w * 64 + fw_ctz64(x);
+
+			p->nodes->w[w] |= x & (~x + 1);
+			p->sel[p->nsel++] = b;
+			x &= x - 1;
+		}
+	}
+	if (req)
+		qsort(p->sel, p->nsel, sizeof(*p->sel), u32_cmp);
+	return p->nsel;
+}
+
+static bool spans_islands(const struct fw_plan *p)
+{
+	const struct fw_cluster *cl = p->cl;
+
+	for (uint32_t k = 1; k < p->nsel; k++)
+		if (cl->nodes[p->sel[k]].island_idx !=
+		    cl->nodes[p->sel[0]].island_idx)
+			return true;
 	return false;
 }
 
@@ -1189,6 +1351,31 @@ static void classify(struct fw_plan *p, const struct fw_plan_job *j,
 		d->reason = FW_REASON_RESV_TIME;
 		return;
 	}
+	/* Idle nodes the job could use: per class, counted once for every
+	 * change of the idle set (a long queue repeats a few classes). */
+	if (cd->cls >= 0) {
+		struct eclass *ec = &p->ec[cd->cls];
+
+		if (ec->idle_gen != p->idle_gen) {
+			ec->idle_cnt = 0;
+			for (uint32_t w = lo; w < hi; w++)
+				ec->idle_cnt += fw_popcount64(p->idle->w[w] &
+							      cd->Eb[w]);
+			ec->idle_gen = p->idle_gen;
+		}
+		if (ec->idle_cnt < n) {
+			d->reason = j->gpus_per_node ? FW_REASON_GPUS :
+				    FW_REASON_NODES;
+			return;
+		}
+		/* Outside the window only the kind of reason is kept: the
+		 * blocker walk below is for jobs with a start. */
+		if (pass == FW_PASS_BACKFILL && !p->nresv &&
+		    d->kind == FW_PLAN_NOT_IN_WINDOW) {
+			d->reason = FW_REASON_RESERVED;
+			return;
+		}
+	}
 	/* Eb: the job's nodes before main-pass blocking; its word range
 	 * may be wider than [lo, hi) of the blocked set. */
 	if (cd->Eb != cd->E) {
@@ -1223,6 +1410,10 @@ static void classify(struct fw_plan *p, const struct fw_plan_job *j,
 			    FW_REASON_NODES;
 		return;
 	}
+	if (d->kind == FW_PLAN_NOT_IN_WINDOW) {
+		d->reason = FW_REASON_RESERVED;
+		return;
+	}
 	/* Walk the protected reservations overlapping [now, end) in
 	 * priority order; the one after which too little is left is the
 	 * blocker. */
@@ -1230,18 +1421,17 @@ static void classify(struct fw_plan *p, const struct fw_plan_job *j,
 		need_left[k] = p->lic_idle[j->lics[k].idx];
 	for (uint32_t r = 0; r < p->nrr; r++) {
 		const struct rrec *rv = &p->rr[r];
-		uint32_t a = rv->lo > lo ? rv->lo : lo;
-		uint32_t b = rv->hi < hi ? rv->hi : hi;
 		bool short_lic = false;
 
 		if (rv->a >= cd->L0)
 			continue;
-		for (uint32_t w = a; w < b; w++) {
-			uint64_t hit = Y[w] & rv->nodes->w[w];
+		for (uint32_t k = 0; k < rv->nidx; k++) {
+			uint32_t w = rv->idx[k] >> 6;
+			uint64_t bit = (uint64_t)1 << (rv->idx[k] & 63);
 
-			if (hit) {
-				cnt -= fw_popcount64(hit);
-				Y[w] &= ~hit;
+			if (w >= lo && w < hi && (Y[w] & bit)) {
+				cnt--;
+				Y[w] &= ~bit;
 			}
 		}
 		for (uint32_t k = 0; k < nl; k++)
@@ -1304,8 +1494,9 @@ static void add_rrec(struct fw_plan *p, const struct fw_plan_job *j,
 	r->seq = seq;
 	r->a = a;
 	r->b = b;
-	r->nodes = fw_bitset_dup(p->nodes);
-	fw_bitset_word_range(r->nodes, &r->lo, &r->hi);
+	r->nidx = p->nsel;
+	r->idx = fw_xmalloc((p->nsel ? p->nsel : 1) * sizeof(uint32_t));
+	memcpy(r->idx, p->sel, p->nsel * sizeof(uint32_t));
 	r->nlics = j->nlics;
 	r->lics = NULL;
 	if (j->nlics) {
@@ -1345,11 +1536,11 @@ static void conclude(struct fw_plan *p, const struct fw_plan_job *j,
 		d->reason = FW_REASON_NONE;
 		d->start = p->now;
 		d->end = j->time_limit > 0 ? p->now + j->time_limit : 0;
-		d->nnodes = choose_nodes(p, cd, j, want);
+		d->nnodes = choose_nodes(p, cd, j, want, true);
 		d->allowed = p->allowed;
 		d->nodes = p->nodes;
 		d->backfilled = pass == FW_PASS_BACKFILL && p->nwaiting > 0;
-		d->across_islands = spans_islands(p->cl, p->nodes);
+		d->across_islands = spans_islands(p);
 		p->pend.active = true;
 		p->pend.job = j;
 		p->pend.pass = pass;
@@ -1365,11 +1556,14 @@ static void conclude(struct fw_plan *p, const struct fw_plan_job *j,
 			int32_t b = end_of(cd->c, cd->L0, cd->L);
 
 			d->kind = FW_PLAN_RESERVED;
-			d->nnodes = choose_nodes(p, cd, j, j->nodes_min);
+			d->nnodes = choose_nodes(p, cd, j, j->nodes_min, false);
 			d->nodes = p->nodes;
-			d->across_islands = spans_islands(p->cl, p->nodes);
-			fw_tl_occupy(&p->tl, p->nodes, cd->c, b, j->lics,
-				     j->nlics, FW_TL_AVAIL | FW_TL_FREE);
+			d->across_islands = spans_islands(p);
+			fw_tl_occupy_words(&p->tl, p->nodes->w,
+					   p->nsel ? p->sel[0] >> 6 : 0,
+					   p->nsel ? (p->sel[p->nsel - 1] >> 6) + 1 : 0,
+					   cd->c, b, j->lics, j->nlics,
+					   FW_TL_AVAIL | FW_TL_FREE);
 			add_rrec(p, j, seq, cd->c, b);
 			p->part_resv[cd->part]++;
 			p->stats.reserved++;
@@ -1524,6 +1718,7 @@ int fw_plan_started(struct fw_plan *p, const struct fw_bitset *nodes,
 	fw_tl_occupy(&p->tl, nodes, 0, p->pend.L0, j->lics, j->nlics,
 		     FW_TL_AVAIL | FW_TL_FREE);
 	fw_bitset_andnot(p->idle, nodes);
+	p->idle_gen++;
 	for (uint32_t k = 0; k < j->nlics; k++)
 		p->lic_idle[j->lics[k].idx] -= j->lics[k].count;
 	p->nstarted++;
@@ -1593,7 +1788,17 @@ static void result_from(struct fw_plan_result *r,
 	r->reason = d->reason;
 	r->blocker = d->blocker;
 	r->blocker_lic = d->blocker_lic;
-	r->nodes = d->nodes ? fw_bitset_dup(d->nodes) : NULL;
+	r->node_idx = NULL;
+	if (d->nodes) {
+		uint32_t k = 0;
+		int64_t i;
+
+		r->node_idx = fw_xmalloc((d->nnodes ? d->nnodes : 1) *
+					 sizeof(uint32_t));
+		FW_BITSET_FOREACH(d->nodes, i)
+			r->node_idx[k++] = (uint32_t)i;
+		r->nnodes = k;
+	}
 }
 
 static int run_pass(struct fw_plan *p, const struct fw_plan_job *jobs,
@@ -1637,10 +1842,127 @@ int fw_plan_backfill(struct fw_plan *p, const struct fw_plan_job *jobs,
 	return run_pass(p, jobs, n, res, FW_PASS_BACKFILL, err);
 }
 
+struct fw_bitset *fw_plan_result_nodes(const struct fw_plan_result *r,
+				       uint32_t nnodes)
+{
+	struct fw_bitset *b;
+
+	if (!r->node_idx)
+		return NULL;
+	b = fw_bitset_new(nnodes);
+	for (uint32_t k = 0; k < r->nnodes; k++)
+		fw_bitset_set(b, r->node_idx[k]);
+	return b;
+}
+
 void fw_plan_results_free(struct fw_plan_result *res, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		fw_bitset_free(res[i].nodes);
-		res[i].nodes = NULL;
+		free(res[i].node_idx);
+		res[i].node_idx = NULL;
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Explanations                                                        */
+/* ------------------------------------------------------------------ */
+
+struct sbuf {
+	char *b;
+	size_t len, pos;
+};
+
+static void sb_add(struct sbuf *sb, const char *fmt, ...) FW_PRINTF(2, 3);
+
+static void sb_add(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (sb->pos >= sb->len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(sb->b + sb->pos, sb->len - sb->pos, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	sb->pos += (size_t)n;
+	if (sb->pos >= sb->len && sb->len >= 4) {
+		memcpy(sb->b + sb->len - 4, "...", 4);
+		sb->pos = sb->len;
+	}
+}
+
+static void sb_duration(struct sbuf *sb, fw_time_t s)
+{
+	if (s < 0)
+		s = 0;
+	if (s >= 86400)
+		sb_add(sb, "%lld-", (long long)(s / 86400));
+	sb_add(sb, "%02lld:%02lld:%02lld", (long long)(s % 86400 / 3600),
+	       (long long)(s % 3600 / 60), (long long)(s % 60));
+}
+
+static void sb_nodes(struct sbuf *sb, const struct fw_cluster *cl,
+		     const struct fw_plan_result *r)
+{
+	for (uint32_t k = 0; k < r->nnodes && r->node_idx; k++)
+		sb_add(sb, "%s%s", k ? "," : "", cl->nodes[r->node_idx[k]].name);
+}
+
+const char *fw_plan_explain(const struct fw_cluster *cl,
+			    const struct fw_plan_job *jobs,
+			    const struct fw_plan_result *res, size_t i,
+			    fw_time_t now, char *buf, size_t len)
+{
+	const struct fw_plan_result *r = &res[i];
+	struct sbuf sb = { buf, len, 0 };
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	sb_add(&sb, "job %u: ", jobs[i].id);
+	switch (r->kind) {
+	case FW_PLAN_START_NOW:
+		sb_add(&sb, "starts now in partition %s on ",
+		       cl->parts[r->part].name);
+		sb_nodes(&sb, cl, r);
+		if (r->backfilled)
+			sb_add(&sb, " (backfilled)");
+		return buf;
+	case FW_PLAN_RESERVED:
+		sb_add(&sb, "reserved: starts in ");
+		sb_duration(&sb, r->start - now);
+		sb_add(&sb, " in partition %s on ", cl->parts[r->part].name);
+		sb_nodes(&sb, cl, r);
+		sb_add(&sb, "; later jobs cannot delay it");
+		break;
+	case FW_PLAN_ESTIMATED:
+		sb_add(&sb, "estimated start in ");
+		sb_duration(&sb, r->start - now);
+		sb_add(&sb, " (not protected: below bf_min_prio_reserve/"
+		       "bf_min_age_reserve or past the reservation depth; "
+		       "backfill may delay it)");
+		break;
+	case FW_PLAN_NOT_IN_WINDOW:
+		sb_add(&sb, "no start within the backfill window (bf_window)");
+		break;
+	case FW_PLAN_NOT_RUNNABLE:
+		sb_add(&sb, "cannot run in partition %s as requested",
+		       cl->parts[r->part].name);
+		break;
+	case FW_PLAN_WAITING:
+		sb_add(&sb, "cannot start now");
+		break;
+	case FW_PLAN_SKIPPED:
+		sb_add(&sb, "not evaluated in this cycle");
+		break;
+	}
+	sb_add(&sb, "; reason: %s", fw_plan_reason_str(r->reason));
+	if (r->reason == FW_REASON_RESERVED && r->blocker >= 0)
+		sb_add(&sb, " (nodes/licenses kept for job %u)",
+		       jobs[r->blocker].id);
+	if (r->reason == FW_REASON_LICENSE && r->blocker_lic >= 0)
+		sb_add(&sb, " (%s)", cl->lics[r->blocker_lic].name);
+	return buf;
 }

@@ -115,7 +115,9 @@ struct fw_cluster {
 	struct fw_clicense *lics;
 	/* Derived by fw_cluster_finalize(). */
 	struct fw_ctype *types;
-	struct fw_cisland *islands;	/* sorted by id; nodes with -1 excluded */
+	struct fw_cisland *islands;	/* sorted by id; if any node has an
+					   island, the nodes without one form
+					   a last island with id -1 */
 	struct fw_bitset *usable;
 	bool final;
 	/* Name lookup (open addressing over node indices). */
@@ -213,8 +215,11 @@ struct fw_plan_job {
 	uint32_t priority;	/* already computed by the priority plugin */
 	fw_time_t submit;	/* tie-break in the queue order */
 	fw_time_t eligible;	/* begin time, for bf_min_age_reserve (0: unknown) */
-	int32_t part;		/* partition index */
-	const int32_t *alt_parts;	/* other partitions the job may use */
+	int32_t part;		/* partition index (its tier sorts the job) */
+	const int32_t *alt_parts;	/* other partitions the job may use:
+					   tried at the job's position, the
+					   earliest start wins (ties: listed
+					   order) */
 	uint32_t nalt_parts;
 	uint32_t nodes_min;	/* >= 1 */
 	uint32_t nodes_max;	/* 0 = nodes_min; a start now takes up to this */
@@ -303,7 +308,10 @@ struct fw_plan_decision {
 	bool backfilled;	/* START_NOW while a higher-priority job waits */
 	bool across_islands;	/* placed over several islands */
 	enum fw_plan_reason reason;	/* why not now (NONE for START_NOW) */
-	int32_t blocker;	/* seq of the blocking job or -1 */
+	int32_t blocker;	/* RESERVED reason: seq of the job whose
+				   protected reservation takes the last nodes
+				   or licenses; worked out for jobs with a
+				   start in the window, else -1 */
 	int32_t blocker_lic;	/* license index or -1 */
 	/*
 	 * Owned by the plan, valid until the next call on it:
@@ -369,7 +377,7 @@ int32_t fw_plan_window_slots(const struct fw_plan *p);
 /* Statistics of the last pass (cheap counters). */
 struct fw_plan_stats {
 	uint64_t decided, tested, started, reserved, estimated, not_in_window;
-	uint64_t searches, cache_hits, segments;
+	uint64_t searches, cache_hits, segments, segs_pushed, quick;
 };
 void fw_plan_get_stats(const struct fw_plan *p, struct fw_plan_stats *s);
 
@@ -388,7 +396,8 @@ struct fw_plan_result {
 	int32_t blocker;	/* index into the jobs array, -1 */
 	int32_t blocker_lic;
 	uint32_t bypass_inc;
-	struct fw_bitset *nodes;	/* started or reserved; else NULL */
+	uint32_t *node_idx;	/* started or reserved: the nnodes node
+				   indices, ascending; else NULL */
 };
 
 /* jobs must be sorted (fw_plan_sort); p must be fresh (no decision yet). */
@@ -397,5 +406,18 @@ int fw_plan_main(struct fw_plan *p, const struct fw_plan_job *jobs, size_t n,
 int fw_plan_backfill(struct fw_plan *p, const struct fw_plan_job *jobs,
 		     size_t n, struct fw_plan_result *res, struct fw_err *err);
 void fw_plan_results_free(struct fw_plan_result *res, size_t n);
+/*
+ * One line answering "why is my job not running and when will it start?"
+ * for res[i] (jobs/res of a batch pass at `now`), e.g.
+ *   "job 125: reserved: starts in 02:00:00 in partition all on n00; later
+ *    jobs cannot delay it; reason: Resources".
+ */
+const char *fw_plan_explain(const struct fw_cluster *cl,
+			    const struct fw_plan_job *jobs,
+			    const struct fw_plan_result *res, size_t i,
+			    fw_time_t now, char *buf, size_t len);
+/* A result's nodes as a new bitset of nnodes bits (NULL if it has none). */
+struct fw_bitset *fw_plan_result_nodes(const struct fw_plan_result *r,
+				       uint32_t nnodes);
 
 #endif /* FW_PLAN_H */

@@ -230,21 +230,29 @@ static uint32_t find_or_add_type(struct fw_cluster *c, const struct fw_cnode *n)
 	return c->ntypes++;
 }
 
+/* Islands by id; the nodes without an island (id -1) last. */
 static int island_cmp(const void *a, const void *b)
 {
 	const struct fw_cisland *x = a, *y = b;
+	uint32_t kx = (uint32_t)x->id, ky = (uint32_t)y->id;	/* -1 -> max */
 
-	return (x->id > y->id) - (x->id < y->id);
+	return (kx > ky) - (kx < ky);
 }
 
 static void derive_islands(struct fw_cluster *c)
 {
+	bool any = false;
+
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		any = any || c->nodes[i].island >= 0;
+	if (!any)
+		return;		/* no topology: islands play no role */
 	for (uint32_t i = 0; i < c->nnodes; i++) {
+		/* Nodes without an island form one more island, so that
+		 * island placement can still use them. */
 		int32_t id = c->nodes[i].island;
 		uint32_t k;
 
-		if (id < 0)
-			continue;
 		for (k = 0; k < c->nislands; k++)
 			if (c->islands[k].id == id)
 				break;

@@ -153,7 +153,18 @@ void fw_tl_occupy(struct fw_tl *tl, const struct fw_bitset *nodes, int32_t a,
 		  int32_t b, const struct fw_plan_lic *lics, uint32_t nlics,
 		  int views)
 {
-	uint32_t ia, ib, xlo, xhi;
+	uint32_t xlo, xhi;
+
+	fw_bitset_word_range(nodes, &xlo, &xhi);
+	fw_tl_occupy_words(tl, nodes->w, xlo, xhi, a, b, lics, nlics, views);
+}
+
+void fw_tl_occupy_words(struct fw_tl *tl, const uint64_t *x, uint32_t xlo,
+			uint32_t xhi, int32_t a, int32_t b,
+			const struct fw_plan_lic *lics, uint32_t nlics,
+			int views)
+{
+	uint32_t ia, ib;
 
 	/* Everything past the window end is "the state at the window end". */
 	if (a > tl->wslots)
@@ -164,14 +175,14 @@ void fw_tl_occupy(struct fw_tl *tl, const struct fw_bitset *nodes, int32_t a,
 		b = FW_TL_INF;
 	if (b <= a)
 		return;
+	tl->gen++;
 	ia = tl_split(tl, a);
 	ib = b == FW_TL_INF ? tl->nseg : tl_split(tl, b);
-	fw_bitset_word_range(nodes, &xlo, &xhi);
 	for (uint32_t i = ia; i < ib; i++) {
 		uint32_t e = tl->pool[i];
 
 		if (xlo < xhi)
-			take_nodes(tl, e, nodes->w, xlo, xhi, views);
+			take_nodes(tl, e, x, xlo, xhi, views);
 		for (uint32_t k = 0; k < nlics; k++)
 			tl->lic[(size_t)e * tl->L + lics[k].idx] -=
 				lics[k].count;
@@ -194,29 +205,58 @@ void fw_scratch_init(struct fw_scratch *s, uint32_t W)
 void fw_scratch_free(struct fw_scratch *s)
 {
 	free(s->fst);
+	free(s->rlo);
+	free(s->rhi);
+	free(s->segp);
 	free(s->bacc);
 	free(s->tmp);
 	free(s->X);
 	memset(s, 0, sizeof(*s));
 }
 
+/* Front-stack rows for a window of `rows` segments: sized by the longest
+ * window actually met, not by the whole timeline. */
 static void scratch_rows(struct fw_scratch *s, uint32_t rows)
 {
 	if (rows <= s->rows)
 		return;
 	rows = rows < 64 ? 64 : rows + rows / 2;
 	free(s->fst);
+	free(s->rlo);
+	free(s->rhi);
 	s->fst = fw_xmalloc((size_t)rows * s->W * sizeof(uint64_t));
+	s->rlo = fw_xmalloc(rows * sizeof(uint32_t));
+	s->rhi = fw_xmalloc(rows * sizeof(uint32_t));
 	s->rows = rows;
 }
 
-/* Per-call state of the sliding window. */
+static void scratch_segp(struct fw_scratch *s, uint32_t n)
+{
+	if (n <= s->nsegp)
+		return;
+	s->nsegp = n + n / 2;
+	free(s->segp);
+	s->segp = fw_xmalloc(s->nsegp * sizeof(*s->segp));
+}
+
+/* Per-call state of the sliding window.  The back accumulator and every
+ * front row keep the range of their non-zero words: windows over a busy
+ * timeline are sparse, and the work per step shrinks with them. */
 struct win {
 	const struct fw_tl *tl;
 	struct fw_scratch *sc;
 	const struct fw_search *s;
 	uint32_t qh, fsplit, bi, base;	/* queue = segments [qh, bi) */
+	uint32_t blo, bhi;		/* non-zero words of bacc */
 };
+
+static void trim(const uint64_t *x, uint32_t *lo, uint32_t *hi)
+{
+	while (*lo < *hi && !x[*lo])
+		(*lo)++;
+	while (*hi > *lo && !x[*hi - 1])
+		(*hi)--;
+}
 
 /* The bits of segment j the job could use (before E). */
 static const uint64_t *seg_words(struct win *wn, uint32_t j)
@@ -248,15 +288,21 @@ static void reset_back(struct win *wn)
 {
 	memcpy(wn->sc->bacc + wn->s->lo, wn->s->E + wn->s->lo,
 	       (wn->s->hi - wn->s->lo) * sizeof(uint64_t));
+	wn->blo = wn->s->lo;
+	wn->bhi = wn->s->hi;
 }
 
 static void push_back(struct win *wn, uint32_t j)
 {
-	const uint64_t *restrict sw = seg_words(wn, j);
+	const uint64_t *restrict sw;
 	uint64_t *restrict b = wn->sc->bacc;
 
-	for (uint32_t w = wn->s->lo; w < wn->s->hi; w++)
+	if (wn->blo == wn->bhi)
+		return;		/* already empty: stays empty */
+	sw = seg_words(wn, j);
+	for (uint32_t w = wn->blo; w < wn->bhi; w++)
 		b[w] &= sw[w];
+	trim(b, &wn->blo, &wn->bhi);
 }
 
 static uint64_t *row(struct win *wn, uint32_t j)
@@ -267,23 +313,36 @@ static uint64_t *row(struct win *wn, uint32_t j)
 /* Move the back stack to the front: suffix ANDs, newest first. */
 static void rebuild_front(struct win *wn)
 {
-	const uint32_t lo = wn->s->lo, hi = wn->s->hi;
 	const uint64_t *E = wn->s->E;
+	uint32_t *rlo, *rhi;
 
 	wn->base = wn->qh;
+	scratch_rows(wn->sc, wn->bi - wn->qh);
+	rlo = wn->sc->rlo;
+	rhi = wn->sc->rhi;
 	for (uint32_t j = wn->bi; j-- > wn->qh;) {
-		const uint64_t *restrict sw = seg_words(wn, j);
 		uint64_t *restrict r = row(wn, j);
+		const uint64_t *restrict src;
+		const uint64_t *restrict sw;
+		uint32_t lo, hi;
 
 		if (j + 1 == wn->bi) {
-			for (uint32_t w = lo; w < hi; w++)
-				r[w] = sw[w] & E[w];
+			src = E;
+			lo = wn->s->lo;
+			hi = wn->s->hi;
 		} else {
-			const uint64_t *restrict nx = row(wn, j + 1);
-
-			for (uint32_t w = lo; w < hi; w++)
-				r[w] = sw[w] & nx[w];
+			src = row(wn, j + 1);
+			lo = rlo[j + 1 - wn->base];
+			hi = rhi[j + 1 - wn->base];
 		}
+		if (lo < hi) {
+			sw = seg_words(wn, j);
+			for (uint32_t w = lo; w < hi; w++)
+				r[w] = sw[w] & src[w];
+			trim(r, &lo, &hi);
+		}
+		rlo[j - wn->base] = lo;
+		rhi[j - wn->base] = hi;
 	}
 	wn->fsplit = wn->bi;
 	reset_back(wn);
@@ -322,15 +381,19 @@ static bool count_at_least(const uint64_t *x, const uint64_t *mask,
 	return c >= n;
 }
 
+/* X is only valid (and non-zero) in [xlo, xhi). */
 static bool fits_any(const struct fw_search *s, const uint64_t *X)
 {
 	/* The caller checked req is inside E, so inside [lo, hi). */
 	if (s->req) {
-		for (uint32_t w = s->lo; w < s->hi; w++)
-			if (s->req->w[w] & ~X[w])
+		for (uint32_t w = s->lo; w < s->hi; w++) {
+			uint64_t x = (w >= s->xlo && w < s->xhi) ? X[w] : 0;
+
+			if (s->req->w[w] & ~x)
 				return false;
+		}
 	}
-	return count_at_least(X, NULL, s->lo, s->hi, s->n);
+	return count_at_least(X, NULL, s->xlo, s->xhi, s->n);
 }
 
 static bool placement(const struct fw_tl *tl, struct fw_search *s,
@@ -347,8 +410,8 @@ static bool placement(const struct fw_tl *tl, struct fw_search *s,
 	 * not use. */
 	for (uint32_t k = 0; k < cl->nislands; k++) {
 		const struct fw_cisland *is = &cl->islands[k];
-		uint32_t lo = is->lo > s->lo ? is->lo : s->lo;
-		uint32_t hi = is->hi < s->hi ? is->hi : s->hi;
+		uint32_t lo = is->lo > s->xlo ? is->lo : s->xlo;
+		uint32_t hi = is->hi < s->xhi ? is->hi : s->xhi;
 
 		if (lo < hi && count_at_least(X, is->nodes->w, lo, hi, s->n)) {
 			s->island = (int32_t)k;
@@ -367,6 +430,92 @@ static int32_t add_sat(int32_t a, int32_t b)
 	return (int64_t)a + b >= FW_TL_INF ? FW_TL_INF : a + b;
 }
 
+/* X = AND of the queue's segments (and E); sets s->xlo/xhi. */
+static void aggregate(struct win *wn, uint64_t *X)
+{
+	struct fw_search *s = (struct fw_search *)wn->s;
+	uint32_t lo = wn->blo, hi = wn->bhi;
+
+	if (wn->qh < wn->fsplit) {
+		const uint64_t *restrict r = row(wn, wn->qh);
+		const uint64_t *restrict b = wn->sc->bacc;
+		uint32_t k = wn->qh - wn->base;
+
+		if (wn->sc->rlo[k] > lo)
+			lo = wn->sc->rlo[k];
+		if (wn->sc->rhi[k] < hi)
+			hi = wn->sc->rhi[k];
+		for (uint32_t w = lo; w < hi; w++)
+			X[w] = r[w] & b[w];
+	} else if (lo < hi) {
+		memcpy(X + lo, wn->sc->bacc + lo, (hi - lo) * sizeof(uint64_t));
+	}
+	if (lo >= hi)
+		lo = hi = 0;
+	s->xlo = lo;
+	s->xhi = hi;
+}
+
+/*
+ * Try one candidate column by column: AND word w of every segment of the
+ * window (stopping at the first zero) and stop as soon as n nodes are
+ * found.  For small jobs on a large cluster this touches a few words
+ * instead of the whole window; it is used for the first candidate of a
+ * search that starts later than now (then the earliest start is often
+ * exactly the lower bound the caller knows, and only the chosen nodes are
+ * needed, not every free node).
+ */
+static bool quick_fit(const struct fw_tl *tl, struct fw_scratch *sc,
+		      struct fw_search *s, int32_t c)
+{
+	const struct fw_cluster *cl = tl->cl;
+	const uint64_t **sp;
+	uint64_t *X = sc->X;
+	uint32_t i = fw_tl_seg_at(tl, c), m = 0;
+	int32_t need = s->L == FW_TL_INF ? FW_TL_INF : add_sat(c, s->L);
+	struct win wn = { .tl = tl, .sc = sc, .s = s };
+	uint32_t nisl = s->fit == FW_FIT_ANY ? 1 : cl->nislands;
+
+	scratch_segp(sc, tl->nseg - i);
+	sp = sc->segp;
+	for (uint32_t k = i; k < tl->nseg && (k == i || tl->start[k] < need);
+	     k++) {
+		if (seg_bad(&wn, k))
+			return false;
+		sp[m++] = fw_tl_avail(tl, k);
+	}
+	for (uint32_t isl = 0; isl < nisl; isl++) {
+		const uint64_t *mask = NULL;
+		uint32_t lo = s->lo, hi = s->hi, cnt = 0;
+
+		if (s->fit == FW_FIT_ISLAND) {
+			const struct fw_cisland *is = &cl->islands[isl];
+
+			mask = is->nodes->w;
+			if (is->lo > lo)
+				lo = is->lo;
+			if (is->hi < hi)
+				hi = is->hi;
+		}
+		for (uint32_t w = lo; w < hi; w++) {
+			uint64_t x = s->E[w];
+
+			if (mask)
+				x &= mask[w];
+			for (uint32_t t = 0; x && t < m; t++)
+				x &= sp[t][w];
+			X[w] = x;
+			if ((cnt += fw_popcount64(x)) >= s->n) {
+				s->xlo = lo;
+				s->xhi = w + 1;
+				s->island = mask ? (int32_t)isl : -1;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 int32_t fw_tl_search(const struct fw_tl *tl, struct fw_scratch *sc,
 		     struct fw_search *s)
 {
@@ -377,9 +526,15 @@ int32_t fw_tl_search(const struct fw_tl *tl, struct fw_scratch *sc,
 
 	s->c = -1;
 	s->island = -1;
+	s->xlo = s->xhi = 0;
 	if (s->cmin > s->cmax || s->lo >= s->hi || s->n == 0)
 		return -1;
-	scratch_rows(sc, tl->nseg);
+	if (s->cmin > 0 && !s->req && !s->free_view &&
+	    quick_fit(tl, sc, s, s->cmin)) {
+		s->quick++;
+		s->c = s->cmin;
+		return s->c;
+	}
 	i = fw_tl_seg_at(tl, s->cmin);
 	c = s->cmin;
 	wn.qh = wn.fsplit = wn.bi = wn.base = i;
@@ -420,16 +575,7 @@ int32_t fw_tl_search(const struct fw_tl *tl, struct fw_scratch *sc,
 		}
 		if (jumped)
 			continue;
-		if (wn.qh < wn.fsplit) {
-			const uint64_t *restrict r = row(&wn, wn.qh);
-			const uint64_t *restrict b = sc->bacc;
-
-			for (uint32_t w = s->lo; w < s->hi; w++)
-				X[w] = r[w] & b[w];
-		} else {
-			memcpy(X + s->lo, sc->bacc + s->lo,
-			       (s->hi - s->lo) * sizeof(uint64_t));
-		}
+		aggregate(&wn, X);
 		if (placement(tl, s, X, c)) {
 			s->c = c;
 			return c;

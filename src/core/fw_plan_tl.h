@@ -38,6 +38,7 @@ struct fw_tl {
 	uint64_t *free;		/* cap * W, or NULL */
 	int32_t *pcnt;		/* cap * P */
 	int64_t *lic;		/* cap * L */
+	uint64_t gen;		/* bumped by every change */
 };
 
 void fw_tl_init(struct fw_tl *tl, const struct fw_cluster *cl,
@@ -69,6 +70,11 @@ static inline const uint64_t *fw_tl_freeview(const struct fw_tl *tl, uint32_t i)
 void fw_tl_occupy(struct fw_tl *tl, const struct fw_bitset *nodes, int32_t a,
 		  int32_t b, const struct fw_plan_lic *lics, uint32_t nlics,
 		  int views);
+/* Same with the node set's words and their known range [xlo, xhi). */
+void fw_tl_occupy_words(struct fw_tl *tl, const uint64_t *x, uint32_t xlo,
+			uint32_t xhi, int32_t a, int32_t b,
+			const struct fw_plan_lic *lics, uint32_t nlics,
+			int views);
 
 /* An advanced reservation as the search sees it. */
 struct fw_tl_resv {
@@ -99,7 +105,9 @@ struct fw_search {
 	/* out */
 	int32_t c;		/* start slot, -1: none in [cmin, cmax] */
 	int32_t island;		/* island index used, -1: any */
-	uint64_t segs_pushed;	/* work counter for statistics */
+	uint32_t xlo, xhi;	/* words of X that may be non-zero */
+	uint64_t segs_pushed;	/* work counters for statistics */
+	uint64_t quick;
 };
 
 /* Scratch memory of the search, owned by the plan. */
@@ -107,6 +115,9 @@ struct fw_scratch {
 	uint32_t W;
 	uint32_t rows;
 	uint64_t *fst;		/* front stack rows, rows * W */
+	uint32_t *rlo, *rhi;	/* non-zero word range of each row */
+	const uint64_t **segp;	/* segments of one window */
+	uint32_t nsegp;
 	uint64_t *bacc;		/* back accumulator */
 	uint64_t *tmp;		/* free view: one segment with resv removed */
 	uint64_t *X;		/* result: E & all segments of the window */
@@ -118,7 +129,7 @@ void fw_scratch_free(struct fw_scratch *s);
  * Earliest slot c in [cmin, cmax] such that the window [c, c + len) (len =
  * L0 at c == 0, else L) has n nodes of E free in every segment (within
  * one island for FW_FIT_ISLAND) and the licenses free.  Leaves the
- * intersection in sc->X (words [lo, hi) only).  Returns s->c.
+ * intersection in sc->X (words [s->xlo, s->xhi) only).  Returns s->c.
  */
 int32_t fw_tl_search(const struct fw_tl *tl, struct fw_scratch *sc,
 		     struct fw_search *s);

@@ -7,14 +7,18 @@ FW_PLUGIN_COMMON = src/plugins/common/fw_slurm.c src/plugins/common/fw_slurm.h \
 
 plugin_LTLIBRARIES += src/plugins/priority/fairway/priority_fairway.la
 src_plugins_priority_fairway_priority_fairway_la_SOURCES = \
-	src/plugins/priority/fairway/priority_fairway.c $(FW_PLUGIN_COMMON)
+	src/plugins/priority/fairway/priority_fairway.c \
+	src/plugins/priority/fairway/pf_jobs.c src/plugins/priority/fairway/pf_usage.c \
+	src/plugins/priority/fairway/pf.h $(FW_PLUGIN_COMMON)
 src_plugins_priority_fairway_priority_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)
 src_plugins_priority_fairway_priority_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
 src_plugins_priority_fairway_priority_fairway_la_LIBADD = src/core/libfwcore.la -lm
 
 plugin_LTLIBRARIES += src/plugins/sched/fairway/sched_fairway.la
 src_plugins_sched_fairway_sched_fairway_la_SOURCES = \
-	src/plugins/sched/fairway/sched_fairway.c $(FW_PLUGIN_COMMON)
+	src/plugins/sched/fairway/sched_fairway.c src/plugins/sched/fairway/sf.h \
+	src/plugins/sched/fairway/sf_cluster.c src/plugins/sched/fairway/sf_pass.c \
+	src/plugins/sched/fairway/sf_table.c $(FW_PLUGIN_COMMON)
 src_plugins_sched_fairway_sched_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)
 src_plugins_sched_fairway_sched_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
 src_plugins_sched_fairway_sched_fairway_la_LIBADD = src/core/libfwcore.la -lm

@@ -9,7 +9,8 @@
  * Then growth curves: queue 1k..100k on 10k nodes, nodes 100..10k with
  * 100k jobs; EASY and the main pass for comparison.
  *
- * Usage: bench_plan [quick]   ("quick" skips the growth curves)
+ * Usage: bench_plan [quick|headline|narrow]   ("quick" skips the growth
+ * curves; "headline" and "narrow" run one case once, for profiling)
  * Each figure is the best of 3 runs (the machine is shared).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -108,10 +109,10 @@ static struct fw_cluster *make_cluster(uint32_t n)
 }
 
 static void make_world(struct world *w, uint32_t nnodes, size_t njobs,
-		       uint64_t seed)
+		       uint64_t seed, uint32_t maxjob)
 {
 	struct rng r = { seed };
-	uint32_t maxsize = nnodes / 4 < 128 ? nnodes / 4 : 128;
+	uint32_t maxsize = nnodes / 4 < maxjob ? nnodes / 4 : maxjob;
 	uint32_t i = 0;
 
 	memset(w, 0, sizeof(*w));
@@ -231,18 +232,22 @@ static void report(const char *what, uint32_t nodes, size_t jobs,
 {
 	printf("%-26s nodes=%6u jobs=%7zu  %8.1f ms  %6.2f us/job  "
 	       "start=%zu resv=%zu est=%zu notwin=%zu other=%zu  "
-	       "segs=%llu searches=%llu cached=%llu\n",
+	       "segs=%llu searches=%llu cached=%llu pushed=%llu quick=%llu\n",
 	       what, nodes, jobs, o->sec * 1e3, o->sec * 1e6 / (double)jobs,
 	       o->started, o->reserved, o->estimated, o->notwin, o->other,
 	       (unsigned long long)o->st.segments,
 	       (unsigned long long)o->st.searches,
-	       (unsigned long long)o->st.cache_hits);
+	       (unsigned long long)o->st.cache_hits,
+	       (unsigned long long)o->st.segs_pushed,
+	       (unsigned long long)o->st.quick);
 	fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
 	bool quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+	bool narrow_only = argc > 1 && strcmp(argv[1], "narrow") == 0;
+	bool headline_only = argc > 1 && strcmp(argv[1], "headline") == 0;
 	struct fw_plan_conf *conf = fw_plan_conf_new();
 	struct fw_plan_conf *easy = fw_plan_conf_new();
 	struct fw_plan_conf *thr = fw_plan_conf_new();
@@ -250,12 +255,24 @@ int main(int argc, char **argv)
 	struct outcome o;
 	int rc = 0;
 
+	if (narrow_only || headline_only) {
+		make_world(&w, 10000, 100000, narrow_only ? 43 : 42,
+			   narrow_only ? 4 : 128);
+		best_of(&w, conf, FW_PASS_BACKFILL, w.njobs, 1, &o);
+		report(narrow_only ? "backfill narrow (1-4)" :
+		       "backfill conservative", 10000, w.njobs, &o);
+		free_world(&w);
+		fw_plan_conf_free(conf);
+		fw_plan_conf_free(easy);
+		fw_plan_conf_free(thr);
+		return 0;
+	}
 	easy->resv_depth = 1;
 	easy->resv_depth_set = true;
 	/* seed 002-like: about half the queue below the threshold */
 	thr->bf_min_prio_reserve = 50000;
 
-	make_world(&w, 10000, 100000, 42);
+	make_world(&w, 10000, 100000, 42, 128);
 	printf("running jobs: %u\n", w.nrun);
 	best_of(&w, conf, FW_PASS_BACKFILL, w.njobs, 3, &o);
 	report("backfill conservative", 10000, w.njobs, &o);
@@ -270,6 +287,14 @@ int main(int argc, char **argv)
 	report("backfill easy", 10000, w.njobs, &o);
 	best_of(&w, conf, FW_PASS_MAIN, w.njobs, 3, &o);
 	report("main pass", 10000, w.njobs, &o);
+	free_world(&w);
+	/* Narrow jobs: nearly the whole queue fits in the window, so every
+	 * job is searched and reserved (the hardest case for the timeline). */
+	make_world(&w, 10000, 100000, 43, 4);
+	best_of(&w, conf, FW_PASS_BACKFILL, w.njobs, 3, &o);
+	report("backfill narrow (1-4)", 10000, w.njobs, &o);
+	free_world(&w);
+	make_world(&w, 10000, 100000, 42, 128);
 
 	if (!quick) {
 		static const size_t qs[] = { 1000, 3000, 10000, 30000, 100000 };
@@ -281,9 +306,16 @@ int main(int argc, char **argv)
 			report("queue", 10000, qs[k], &o);
 		}
 		free_world(&w);
+		printf("-- growth in the queue, narrow jobs (every job searched)\n");
+		make_world(&w, 10000, 100000, 43, 4);
+		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
+			best_of(&w, conf, FW_PASS_BACKFILL, qs[k], 3, &o);
+			report("queue narrow", 10000, qs[k], &o);
+		}
+		free_world(&w);
 		printf("-- growth in the cluster (100k jobs, conservative)\n");
 		for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
-			make_world(&w, ns[k], 100000, 42);
+			make_world(&w, ns[k], 100000, 42, 128);
 			best_of(&w, conf, FW_PASS_BACKFILL, w.njobs, 3, &o);
 			report("nodes", ns[k], w.njobs, &o);
 			free_world(&w);

@@ -6,13 +6,13 @@ PLAN_TEST_SRC = testsuite/unit/test_plan.c testsuite/unit/test_plan_conf.c \
 	testsuite/unit/test_plan_util.c testsuite/unit/test_plan_util.h
 
 check_PROGRAMS += testsuite/unit/test_plan
-testsuite_unit_test_plan_SOURCES = $(PLAN_TEST_SRC) $(FW_CORE_SRC)
+testsuite_unit_test_plan_SOURCES = $(PLAN_TEST_SRC)
 testsuite_unit_test_plan_CFLAGS = $(UNIT_CFLAGS)
-testsuite_unit_test_plan_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_plan_LDADD = $(CORE_PLAIN)
 if HAVE_SANITIZERS
 check_PROGRAMS += testsuite/unit/test_plan_asan
 testsuite_unit_test_plan_asan_SOURCES = $(testsuite_unit_test_plan_SOURCES)
 testsuite_unit_test_plan_asan_CFLAGS = $(UNIT_CFLAGS) $(SAN_FLAGS)
 testsuite_unit_test_plan_asan_LDFLAGS = $(SAN_FLAGS)
-testsuite_unit_test_plan_asan_LDADD = $(UNIT_LIBS)
+testsuite_unit_test_plan_asan_LDADD = $(CORE_ASAN)
 endif

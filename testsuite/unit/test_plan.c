@@ -82,7 +82,11 @@ static int32_t w_idx(struct world *w, uint32_t id)
 
 static const char *w_nodes(struct world *w, uint32_t id)
 {
-	return tp_fmt(w_res(w, id)->nodes, w->buf, sizeof(w->buf));
+	struct fw_bitset *b = fw_plan_result_nodes(w_res(w, id), w->cl->nnodes);
+
+	tp_fmt(b, w->buf, sizeof(w->buf));
+	fw_bitset_free(b);
+	return w->buf;
 }
 
 static void w_free(struct world *w)
@@ -166,6 +170,26 @@ START_TEST(primer_fifo_with_backfill)
 	ck_reason(&w, 125, FW_REASON_NODES);
 	ck_assert(!w_res(&w, 123)->backfilled);
 	ck_assert(!w_res(&w, 124)->backfilled);
+	/* what "fairway" shows for it */
+	{
+		char line[256];
+
+		ck_assert_str_eq(fw_plan_explain(w.cl, w.jobs, w.res,
+						 (size_t)w_idx(&w, 125), NOW,
+						 line, sizeof(line)),
+				 "job 125: reserved: starts in 02:00:00 in partition "
+				 "all on n00; later jobs cannot delay it; reason: "
+				 "Resources");
+		ck_assert_str_eq(fw_plan_explain(w.cl, w.jobs, w.res,
+						 (size_t)w_idx(&w, 123), NOW,
+						 line, sizeof(line)),
+				 "job 123: starts now in partition all on n00,n01");
+		/* truncated, still terminated */
+		fw_plan_explain(w.cl, w.jobs, w.res, (size_t)w_idx(&w, 126), NOW,
+				line, 20);
+		/* 16 characters + "..." + NUL = 20 */
+		ck_assert_str_eq(line, "job 126: reserve...");
+	}
 	w_free(&w);
 }
 END_TEST
@@ -199,6 +223,13 @@ START_TEST(primer_one_job_at_a_time)
 	/* the license (index 0) is what 124 waits for */
 	ck_reason(&w, 124, FW_REASON_LICENSE);
 	ck_assert_int_eq(w_res(&w, 124)->blocker_lic, 0);
+	{
+		char line[256];
+
+		fw_plan_explain(w.cl, w.jobs, w.res, (size_t)w_idx(&w, 124), NOW,
+				line, sizeof(line));
+		ck_assert_ptr_nonnull(strstr(line, "reason: Licenses (fifo)"));
+	}
 	w_free(&w);
 }
 END_TEST
@@ -240,6 +271,14 @@ START_TEST(wide_job_reservation_and_backfill)
 	ck_nodes(&w, 3, "0-1");
 	ck_reason(&w, 3, FW_REASON_RESERVED);
 	ck_assert_int_eq(w_res(&w, 3)->blocker, w_idx(&w, 1));
+	{
+		char line[256];
+
+		fw_plan_explain(w.cl, w.jobs, w.res, (size_t)w_idx(&w, 3), NOW,
+				line, sizeof(line));
+		ck_assert_ptr_nonnull(strstr(line, "starts in 03:00:00"));
+		ck_assert_ptr_nonnull(strstr(line, "(nodes/licenses kept for job 1)"));
+	}
 	/* W waited while S started: bypassed once; L was never passed */
 	ck_assert_uint_eq(w_res(&w, 1)->bypass_inc, 1);
 	ck_assert_uint_eq(w_res(&w, 3)->bypass_inc, 0);
@@ -260,7 +299,7 @@ START_TEST(below_threshold_is_delayed_above_is_not)
 	/* W only gets an estimate (2 h) and no nodes */
 	ck_kind(&w, 1, FW_PLAN_ESTIMATED);
 	ck_start(&w, 1, NOW + 2 * H);
-	ck_assert_ptr_null(w_res(&w, 1)->nodes);
+	ck_assert_ptr_null(w_res(&w, 1)->node_idx);
 	ck_assert(!w_res(&w, 1)->is_protected);
 	/* ... so L may take nodes 4-5 for 3 h now, delaying W to 3 h */
 	ck_kind(&w, 2, FW_PLAN_START_NOW);
@@ -752,6 +791,37 @@ START_TEST(island_too_small)
 	w_run(&w, FW_PASS_BACKFILL);
 	ck_kind(&w, 1, FW_PLAN_NOT_RUNNABLE);
 	ck_reason(&w, 1, FW_REASON_TOPOLOGY);
+	w_free(&w);
+}
+END_TEST
+
+START_TEST(nodes_without_island)
+{
+	struct world w;
+	struct fw_cluster *cl = tp_begin();
+
+	/* nodes 0-3 in island 5, nodes 4-5 in none: those form one more
+	 * island, tried after the real ones */
+	tp_nodes(cl, 4, 32, 0, 5);
+	tp_nodes(cl, 2, 32, 0, -1);
+	tp_part(cl, "all", "0-5", 1);
+	tp_end(cl);
+	ck_assert_uint_eq(cl->nislands, 2);
+	ck_assert_int_eq(cl->islands[0].id, 5);
+	ck_assert_int_eq(cl->islands[1].id, -1);
+	w_init(&w, cl);
+	w.conf->topo = FW_TOPO_STRICT;
+	w_replan(&w);
+	tp_running(w.p, cl, "0-2", NOW + H);
+	/* A (2 nodes): island 5 has only node 3 free -> nodes 4-5 */
+	w_add(&w, tp_job(1, 20, 0, 2, H));
+	/* B (1 node): island 5 first -> node 3 */
+	w_add(&w, tp_job(2, 10, 0, 1, H));
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_kind(&w, 1, FW_PLAN_START_NOW);
+	ck_nodes(&w, 1, "4-5");
+	ck_kind(&w, 2, FW_PLAN_START_NOW);
+	ck_nodes(&w, 2, "3");
 	w_free(&w);
 }
 END_TEST
@@ -1303,6 +1373,7 @@ static Suite *sched_suite_build(void)
 	tcase_add_test(tc, island_fits_in_one);
 	tcase_add_test(tc, island_prefer_vs_strict);
 	tcase_add_test(tc, island_too_small);
+	tcase_add_test(tc, nodes_without_island);
 	tcase_add_test(tc, bypass_counts);
 	tcase_add_test(tc, per_cycle_limits);
 	tcase_add_test(tc, main_pass_blocks_partition_and_nodes);

@@ -49,6 +49,9 @@ struct running {
 struct scenario {
 	struct fw_cluster *cl;
 	struct fw_plan_conf *conf;
+	int32_t down;			/* a down node, or -1 */
+	struct fw_bitset *resv;		/* an advanced reservation, or NULL */
+	fw_time_t rstart, rend;
 	struct running run[MAXR];
 	int nrun;
 	struct fw_plan_job jobs[MAXJ];
@@ -110,6 +113,18 @@ static void scenario_build(struct scenario *sc, uint64_t seed, bool islands)
 	}
 	fw_bitset_free(used);
 
+	/* sometimes a down node, sometimes a reservation on 2-3 nodes that is
+	 * active now or starts later (jobs in it are sorted first) */
+	sc->down = rnd(&r, 2) ? (int32_t)rnd(&r, n) : -1;
+	if (rnd(&r, 2)) {
+		uint32_t first = rnd(&r, n - 3);
+
+		sc->resv = fw_bitset_new(n);
+		fw_bitset_set_range(sc->resv, first, first + 2 + rnd(&r, 2));
+		sc->rstart = NOW + ((fw_time_t)rnd(&r, 360) - 60) * MIN;
+		sc->rend = sc->rstart + (fw_time_t)(60 + rnd(&r, 180)) * MIN;
+	}
+
 	for (int k = 0; k < MAXJ; k++) {
 		struct fw_plan_job *j = &sc->jobs[k];
 
@@ -121,6 +136,10 @@ static void scenario_build(struct scenario *sc, uint64_t seed, bool islands)
 		}
 		if (rnd(&r, 6) == 0)
 			j->cpus_per_node = 48;	/* only every third node */
+		if (sc->resv && rnd(&r, 8) == 0) {
+			j->resv = 0;
+			j->nodes_min = 1 + rnd(&r, 2);
+		}
 	}
 	sc->njobs = MAXJ;
 	fw_plan_sort(sc->cl, sc->jobs, (size_t)sc->njobs);
@@ -128,6 +147,7 @@ static void scenario_build(struct scenario *sc, uint64_t seed, bool islands)
 
 static void scenario_free(struct scenario *sc)
 {
+	fw_bitset_free(sc->resv);
 	for (int k = 0; k < sc->nrun; k++)
 		fw_bitset_free(sc->run[k].nodes);
 	fw_plan_conf_free(sc->conf);
@@ -143,6 +163,11 @@ static void plan_with(const struct scenario *sc, const struct fw_plan_job *jobs,
 	struct fw_plan *p = fw_plan_new(sc->cl, sc->conf, NOW, &e);
 
 	ck_assert_ptr_nonnull(p);
+	if (sc->down >= 0)
+		ck_assert_int_eq(fw_plan_node_down(p, (uint32_t)sc->down, &e), 0);
+	if (sc->resv)
+		ck_assert_int_eq(fw_plan_add_resv(p, "r", sc->resv, sc->rstart,
+						  sc->rend, &e), 0);
 	for (int k = 0; k < sc->nrun; k++)
 		ck_assert_int_eq(fw_plan_add_running(p, sc->run[k].nodes, sc->run[k].end,
 						     &one_lic, sc->run[k].lic, &e), 0);
@@ -169,7 +194,8 @@ static void check_protection(uint64_t seed, bool islands, struct tally *t)
 	plan_with(&sc, sc.jobs, sc.njobs, NULL, 0, r1);
 	for (int k = 0; k < sc.njobs; k++) {
 		if (r1[k].kind == FW_PLAN_START_NOW) {
-			started[nstarted].nodes = r1[k].nodes;
+			started[nstarted].nodes =
+				fw_plan_result_nodes(&r1[k], sc.cl->nnodes);
 			started[nstarted].end = NOW + sc.jobs[k].time_limit;
 			started[nstarted].lic = sc.jobs[k].nlics > 0;
 			nstarted++;
@@ -193,13 +219,17 @@ static void check_protection(uint64_t seed, bool islands, struct tally *t)
 				      fw_plan_kind_str(b->kind));
 			/* the same placement, in fact */
 			ck_assert_int_eq(b->start, a->start);
-			ck_assert(fw_bitset_equal(a->nodes, b->nodes));
+			ck_assert_uint_eq(a->nnodes, b->nnodes);
+			ck_assert(memcmp(a->node_idx, b->node_idx,
+					 a->nnodes * sizeof(uint32_t)) == 0);
 			t->protected_checked++;
 		}
 		if (a->kind == FW_PLAN_ESTIMATED &&
 		    (b->kind != FW_PLAN_ESTIMATED || b->start > a->start))
 			t->estimates_delayed++;
 	}
+	for (int k = 0; k < nstarted; k++)
+		fw_bitset_free(started[k].nodes);
 	fw_plan_results_free(r1, (size_t)sc.njobs);
 	fw_plan_results_free(r3, (size_t)nrest);
 	scenario_free(&sc);
@@ -251,18 +281,40 @@ static bool overlaps(int32_t a1, int32_t b1, int32_t a2, int32_t b2)
 	return a1 < b2 && a2 < b1;
 }
 
+/* The reservation in slots, as fairway.conf(5) defines it: from the step
+ * it starts in, until its end rounded up; past the window end: from the
+ * window end / forever. */
+static void oracle_resv(const struct scenario *sc, int64_t res, int32_t W,
+			int32_t *ra, int32_t *rb)
+{
+	int64_t a = (sc->rstart - NOW) / res - ((sc->rstart - NOW) % res < 0);
+
+	*ra = a < 0 ? 0 : (a > W ? W : (int32_t)a);
+	*rb = oracle_end(sc->rend - NOW, res, W);
+}
+
 /* Nodes of E free in [a, b) and licenses enough there; count free nodes. */
 static bool oracle_fits(const struct scenario *sc, const struct occ *o, int no,
 			const struct fw_plan_job *j, int32_t a, int32_t b,
 			const struct fw_bitset *chosen)
 {
 	const struct fw_cluster *cl = sc->cl;
+	int64_t res = sc->conf->bf_resolution;
+	int32_t W = (int32_t)(sc->conf->bf_window / res), ra = 0, rb = 0;
 	uint32_t cnt = 0;
 
+	if (sc->resv)
+		oracle_resv(sc, res, W, &ra, &rb);
 	for (uint32_t i = 0; i < cl->nnodes; i++) {
 		bool ok = fw_bitset_test(cl->parts[j->part].nodes, i) &&
-			  cl->nodes[i].cpus >= j->cpus_per_node;
+			  cl->nodes[i].cpus >= j->cpus_per_node &&
+			  (int32_t)i != sc->down;
 
+		if (j->resv >= 0)
+			ok = ok && fw_bitset_test(sc->resv, i);
+		else if (sc->resv && fw_bitset_test(sc->resv, i) &&
+			 overlaps(a, b, ra, rb))
+			ok = false;
 		for (int k = 0; ok && k < no; k++)
 			if (fw_bitset_test(o[k].nodes, i) &&
 			    overlaps(a, b, o[k].a, o[k].b))
@@ -291,12 +343,15 @@ static bool oracle_fits(const struct scenario *sc, const struct occ *o, int no,
 	return true;
 }
 
-static void check_oracle(uint64_t seed)
+/* Returns how many jobs inside the reservation got a start. */
+static int check_oracle(uint64_t seed)
 {
+	int in_resv = 0;
 	struct scenario sc;
 	struct fw_plan_result r[MAXJ];
 	struct occ o[MAXJ + MAXR];
-	int no = 0;
+	struct fw_bitset *chosen[MAXJ];
+	int no = 0, nchosen = 0;
 	int64_t res;
 	int32_t W;
 
@@ -314,9 +369,20 @@ static void check_oracle(uint64_t seed)
 	for (int k = 0; k < sc.njobs; k++) {
 		const struct fw_plan_job *j = &sc.jobs[k];
 		int32_t len = (int32_t)((j->time_limit + res - 1) / res);
-		int32_t found = -1;
+		int32_t found = -1, cfirst = 0, clast = W - 1;
 
-		for (int32_t c = 0; c < W && found < 0; c++) {
+		if (j->resv >= 0) {
+			/* starts while the reservation is active */
+			int32_t ra, rb;
+
+			oracle_resv(&sc, res, W, &ra, &rb);
+			cfirst = ra;
+			if (rb != INT32_MAX && rb - 1 < clast)
+				clast = rb - 1;
+			if (sc.rend <= NOW)
+				clast = -1;
+		}
+		for (int32_t c = cfirst; c <= clast && found < 0; c++) {
 			int32_t b = c + len > W ? INT32_MAX : c + len;
 
 			if (oracle_fits(&sc, o, no, j, c, b, NULL))
@@ -341,8 +407,10 @@ static void check_oracle(uint64_t seed)
 			/* only if too few nodes of the partition can hold it */
 			for (uint32_t i = 0; i < sc.cl->nnodes; i++)
 				cap += fw_bitset_test(sc.cl->parts[j->part].nodes, i) &&
-				       sc.cl->nodes[i].cpus >= j->cpus_per_node;
-			ck_assert_uint_lt(cap, j->nodes_min);
+				       sc.cl->nodes[i].cpus >= j->cpus_per_node &&
+				       (j->resv < 0 || fw_bitset_test(sc.resv, i));
+			if (r[k].reason != FW_REASON_RESV_TIME)
+				ck_assert_uint_lt(cap, j->nodes_min);
 			ck_assert_int_lt(found, 0);
 			break;
 		}
@@ -351,47 +419,56 @@ static void check_oracle(uint64_t seed)
 				     (unsigned long long)seed, j->id,
 				     fw_plan_kind_str(r[k].kind));
 		}
-		if (r[k].nodes) {
+		if (r[k].node_idx) {
 			int32_t b = found + len > W ? INT32_MAX : found + len;
 
-			ck_assert_uint_eq(fw_bitset_count(r[k].nodes), j->nodes_min);
-			ck_assert(oracle_fits(&sc, o, no, j, found, b, r[k].nodes));
-			o[no].nodes = r[k].nodes;
+			in_resv += j->resv >= 0;
+			chosen[nchosen] = fw_plan_result_nodes(&r[k], sc.cl->nnodes);
+			ck_assert_uint_eq(fw_bitset_count(chosen[nchosen]), j->nodes_min);
+			ck_assert(oracle_fits(&sc, o, no, j, found, b, chosen[nchosen]));
+			o[no].nodes = chosen[nchosen++];
 			o[no].a = found;
 			o[no].b = b;
 			o[no].lic = j->nlics ? 1 : 0;
 			no++;
 		}
 	}
+	for (int k = 0; k < nchosen; k++)
+		fw_bitset_free(chosen[k]);
 	fw_plan_results_free(r, (size_t)sc.njobs);
 	scenario_free(&sc);
+	return in_resv;
 }
 
 START_TEST(protected_jobs_never_move_later)
 {
 	struct tally t = { 0, 0 };
 
-	for (uint64_t seed = 1; seed <= 30; seed++) {
+	for (uint64_t seed = 1; seed <= 150; seed++) {
 		check_protection(seed, false, &t);
 		check_protection(seed + 1000, true, &t);
 	}
 	/* the property was exercised, and unprotected jobs did get delayed */
-	ck_assert_int_gt(t.protected_checked, 100);
+	ck_assert_int_gt(t.protected_checked, 1000);
 	ck_assert_int_gt(t.estimates_delayed, 0);
 }
 END_TEST
 
 START_TEST(backfilled_job_does_not_touch_earlier_ones)
 {
-	for (uint64_t seed = 1; seed <= 6; seed++)
+	for (uint64_t seed = 1; seed <= 20; seed++)
 		check_independence(seed);
 }
 END_TEST
 
 START_TEST(search_matches_brute_force)
 {
-	for (uint64_t seed = 1; seed <= 25; seed++)
-		check_oracle(seed + 77);
+	int in_resv = 0;
+
+	for (uint64_t seed = 1; seed <= 150; seed++)
+		in_resv += check_oracle(seed + 77);
+	/* the reservation path (free view) was exercised */
+	ck_assert_int_gt(in_resv, 20);
 }
 END_TEST
 

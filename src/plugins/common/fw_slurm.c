@@ -4,9 +4,23 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slurm/slurm.h"
 
 #include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/xstring.h"
 
+#include "fw_config.h"
 #include "fw_slurm.h"
 
 bool fw_in_slurmctld(void)
@@ -19,4 +33,269 @@ void fw_log_err(const char *plugin, const struct fw_err *err)
 	char buf[1024];
 
 	error("%s: %s", plugin, fw_err_str(err, buf, sizeof(buf)));
+}
+
+/* ------------------------------------------------------- configuration */
+
+static const char *reset_name(uint16_t r)
+{
+	switch (r) {
+	case PRIORITY_RESET_NOW: return "NOW";
+	case PRIORITY_RESET_DAILY: return "DAILY";
+	case PRIORITY_RESET_WEEKLY: return "WEEKLY";
+	case PRIORITY_RESET_MONTHLY: return "MONTHLY";
+	case PRIORITY_RESET_QUARTERLY: return "QUARTERLY";
+	case PRIORITY_RESET_YEARLY: return "YEARLY";
+	default: return "NONE";
+	}
+}
+
+/* PriorityFlags as the names Slurm accepts, from the parsed bitmask. */
+static void flags_string(uint16_t f, char *buf, size_t len)
+{
+	static const struct { uint16_t bit; const char *name; } names[] = {
+		{ PRIORITY_FLAGS_ACCRUE_ALWAYS, "ACCRUE_ALWAYS" },
+		{ PRIORITY_FLAGS_MAX_TRES, "MAX_TRES" },
+		{ PRIORITY_FLAGS_SIZE_RELATIVE, "SMALL_RELATIVE_TO_TIME" },
+		{ PRIORITY_FLAGS_DEPTH_OBLIVIOUS, "DEPTH_OBLIVIOUS" },
+		{ PRIORITY_FLAGS_CALCULATE_RUNNING, "CALCULATE_RUNNING" },
+		{ PRIORITY_FLAGS_INCR_ONLY, "INCR_ONLY" },
+		{ PRIORITY_FLAGS_NO_NORMAL_ASSOC, "NO_NORMAL_ASSOC" },
+		{ PRIORITY_FLAGS_NO_NORMAL_PART, "NO_NORMAL_PART" },
+		{ PRIORITY_FLAGS_NO_NORMAL_QOS, "NO_NORMAL_QOS" },
+		{ PRIORITY_FLAGS_NO_NORMAL_TRES, "NO_NORMAL_TRES" },
+	};
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (f & names[i].bit)
+			off += snprintf(buf + off, len - off, "%s%s",
+					off ? "," : "", names[i].name);
+	/* Slurm sets FAIR_TREE unless NO_FAIR_TREE or DEPTH_OBLIVIOUS. */
+	if (!(f & PRIORITY_FLAGS_FAIR_TREE) &&
+	    !(f & PRIORITY_FLAGS_DEPTH_OBLIVIOUS))
+		snprintf(buf + off, len - off, "%sNO_FAIR_TREE", off ? "," : "");
+}
+
+/* Feed one slurm.conf key; on error err names the key and value. */
+static int feed(struct fw_config *c, const char *key, const char *value,
+		struct fw_err *err)
+{
+	if (!value)
+		return 0;
+	if (fw_config_slurm(c, key, value, err) == FW_CONF_ERR) {
+		fw_err_locate(err, slurm_conf.slurm_conf, 0);
+		return -1;
+	}
+	return 0;
+}
+
+static int feed_u(struct fw_config *c, const char *key, unsigned long v,
+		  const char *suffix, struct fw_err *err)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%lu%s", v, suffix);
+	return feed(c, key, buf, err);
+}
+
+static int feed_slurm_conf(struct fw_config *c, struct fw_err *err)
+{
+	char flags[512];
+
+	flags_string(slurm_conf.priority_flags, flags, sizeof(flags));
+	return feed_u(c, "PriorityWeightAge", slurm_conf.priority_weight_age, "", err) ||
+	       feed_u(c, "PriorityWeightFairshare", slurm_conf.priority_weight_fs, "", err) ||
+	       feed_u(c, "PriorityWeightJobSize", slurm_conf.priority_weight_js, "", err) ||
+	       feed_u(c, "PriorityWeightPartition", slurm_conf.priority_weight_part, "", err) ||
+	       feed_u(c, "PriorityWeightQOS", slurm_conf.priority_weight_qos, "", err) ||
+	       feed_u(c, "PriorityWeightAssoc", slurm_conf.priority_weight_assoc, "", err) ||
+	       feed(c, "PriorityWeightTRES", slurm_conf.priority_weight_tres, err) ||
+	       feed_u(c, "PriorityMaxAge", slurm_conf.priority_max_age, "s", err) ||
+	       feed(c, "PriorityFavorSmall", slurm_conf.priority_favor_small ? "YES" : "NO", err) ||
+	       feed(c, "PriorityFlags", flags, err) ||
+	       feed_u(c, "PriorityCalcPeriod", slurm_conf.priority_calc_period, "s", err) ||
+	       feed_u(c, "PriorityDecayHalfLife", slurm_conf.priority_decay_hl, "s", err) ||
+	       feed(c, "PriorityUsageResetPeriod", reset_name(slurm_conf.priority_reset_period), err) ||
+	       feed_u(c, "FairShareDampeningFactor", slurm_conf.fs_dampening_factor, "", err) ||
+	       feed(c, "SchedulerParameters", slurm_conf.sched_params, err);
+}
+
+char *fw_slurm_fairway_conf_path(void)
+{
+	const char *sc = slurm_conf.slurm_conf ? slurm_conf.slurm_conf
+					       : "/etc/slurm/slurm.conf";
+	char *copy = strdup(sc), *dir = dirname(copy);
+	size_t n = strlen(dir) + sizeof("/fairway.conf");
+	char *path = malloc(n);
+
+	snprintf(path, n, "%s/fairway.conf", dir);
+	free(copy);
+	return path;
+}
+
+struct fw_config *fw_slurm_load_config(struct fw_err *err)
+{
+	struct fw_config *c = fw_config_new();
+	char *path = fw_slurm_fairway_conf_path();
+
+	fw_err_clear(err);
+	if (feed_slurm_conf(c, err))
+		goto fail;
+	if (access(path, F_OK) == 0) {
+		if (fw_config_load_file(c, path, err))
+			goto fail;
+	} else if (errno != ENOENT) {
+		fw_err_set(err, path, 0, NULL, NULL, "cannot access: %s",
+			   strerror(errno));
+		goto fail;
+	}
+	if (fw_config_finish(c, err)) {
+		fw_err_locate(err, path, 0);
+		goto fail;
+	}
+	free(path);
+	return c;
+fail:
+	free(path);
+	fw_config_free(c);
+	return NULL;
+}
+
+/* ----------------------------------------------------------- state files */
+
+static char *state_path(const char *name, const char *suffix)
+{
+	const char *dir = slurm_conf.state_save_location;
+	size_t n = strlen(dir) + strlen(name) + strlen(suffix) + 2;
+	char *p = malloc(n);
+
+	snprintf(p, n, "%s/%s%s", dir, name, suffix);
+	return p;
+}
+
+static int fsync_dir(const char *path)
+{
+	char *copy = strdup(path);
+	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	free(copy);
+	if (fd < 0)
+		return -1;
+	if (fsync(fd))
+		rc = -1;
+	close(fd);
+	return rc;
+}
+
+int fw_state_write(const char *name, const char *buf, size_t len,
+		   char *errbuf, size_t errlen)
+{
+	char *final = state_path(name, ""), *tmp = state_path(name, ".new");
+	char *old = state_path(name, ".old");
+	int fd, rc = -1;
+	size_t off = 0;
+
+	if (!xstrcmp(slurm_conf.state_save_location, "/dev/null")) {
+		snprintf(errbuf, errlen, "StateSaveLocation=/dev/null: state not saved");
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(errbuf, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, buf + off, len - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(errbuf, errlen, "cannot write %s: %s", tmp, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) || close(fd)) {
+		snprintf(errbuf, errlen, "cannot sync %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	/* Keep the previous version; a missing one is fine (first save). */
+	if (link(final, old) && errno == EEXIST) {
+		unlink(old);
+		if (link(final, old)) { /* best effort: .old is only a convenience */ }
+	}
+	if (rename(tmp, final)) {
+		snprintf(errbuf, errlen, "cannot rename %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	fsync_dir(final);
+	rc = 0;
+out:
+	free(final);
+	free(tmp);
+	free(old);
+	return rc;
+}
+
+int fw_state_read(const char *name, char **buf, size_t *len, char *errbuf,
+		  size_t errlen)
+{
+	char *path = state_path(name, "");
+	FILE *f = fopen(path, "re");
+	char *data = NULL;
+	size_t cap = 0, n = 0;
+	int rc = -1;
+
+	*buf = NULL;
+	*len = 0;
+	if (!f) {
+		rc = errno == ENOENT ? 0 : -1;
+		if (rc)
+			snprintf(errbuf, errlen, "cannot open %s: %s", path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	while (1) {
+		if (n + 4096 + 1 > cap) {
+			cap = (n + 4096 + 1) * 2;
+			data = realloc(data, cap);
+		}
+		size_t r = fread(data + n, 1, cap - n - 1, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(f)) {
+		snprintf(errbuf, errlen, "cannot read %s: %s", path, strerror(errno));
+		free(data);
+	} else {
+		data[n] = '\0';
+		*buf = data;
+		*len = n;
+		rc = 1;
+	}
+	fclose(f);
+	free(path);
+	return rc;
+}
+
+int fw_state_quarantine(const char *name, char *keptbuf, size_t keptlen)
+{
+	char suffix[64];
+	char *path = state_path(name, ""), *kept;
+	int rc;
+
+	snprintf(suffix, sizeof(suffix), ".corrupt-%ld", (long)time(NULL));
+	kept = state_path(name, suffix);
+	rc = rename(path, kept);
+	snprintf(keptbuf, keptlen, "%s", kept);
+	free(path);
+	free(kept);
+	return rc;
 }

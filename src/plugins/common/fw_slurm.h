@@ -9,8 +9,11 @@
 #define FW_SLURM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "fw_common.h"
+
+struct fw_config;
 
 /* Symbols Slurm's plugin loader looks up must be visible. */
 #define FW_EXPORT __attribute__((visibility("default")))
@@ -25,5 +28,34 @@ bool fw_in_slurmctld(void);
 
 /* Log a core error as one line naming file, line, key and value. */
 void fw_log_err(const char *plugin, const struct fw_err *err);
+
+/*
+ * The whole policy configuration: Slurm's own parameters as slurmctld
+ * parsed them (slurm_conf), then fairway.conf from the directory of
+ * slurm.conf (a missing file means "no extensions").  Returns NULL with err
+ * set (file, line, key, value) on any error.  Caller holds at least the
+ * conf read lock, or runs where slurm_conf cannot change.
+ */
+struct fw_config *fw_slurm_load_config(struct fw_err *err);
+/* Path of fairway.conf beside slurm.conf (malloc'd). */
+char *fw_slurm_fairway_conf_path(void);
+
+/*
+ * Plugin state files under StateSaveLocation.  Writes are atomic: the data
+ * goes to NAME.new, is fsync'ed, the previous file is kept as NAME.old, the
+ * new one renamed over NAME and the directory fsync'ed, so a crash leaves
+ * either the old or the new version, never a torn one.  Files are 0600.
+ * Returns 0, or -1 with a reason in errbuf.
+ */
+int fw_state_write(const char *name, const char *buf, size_t len,
+		   char *errbuf, size_t errlen);
+/*
+ * Read NAME (malloc'd, NUL-terminated).  Returns 1 if read, 0 if there is
+ * no such file, -1 on a read error (errbuf).
+ */
+int fw_state_read(const char *name, char **buf, size_t *len, char *errbuf,
+		  size_t errlen);
+/* Keep a bad state file aside as NAME.corrupt-<epoch>; path in keptbuf. */
+int fw_state_quarantine(const char *name, char *keptbuf, size_t keptlen);
 
 #endif /* FW_SLURM_H */

@@ -1,20 +1,32 @@
 /*
  * priority_fairway.c - priority/fairway: Fairway's priority plugin.
  *
- * A thin adapter: it copies what the policy core needs out of slurmctld's
- * job and partition records, lets the core compute the priority, and writes
- * the result back (job->priority, job->priority_array, job->prio_factors).
+ * A thin adapter between slurmctld and the policy core: the factor model
+ * (fw_prio), fair-share (fw_fairshare) and the accrual ledger (fw_accrue).
+ * See pf.h for the lock order and pf_jobs.c / pf_usage.c for the
+ * translation in each direction.
  *
- * Locking (see doc/design.md and Slurm's slurm_priority.h): priority_p_set()
- * and priority_p_job_end() run with the job write lock held by the caller;
- * the recalculation thread takes {job W, node R, part R} itself;
- * priority_p_get_priority_factors_list() takes {job R, node R, part R}.
+ * Entry points and the locks their callers hold (Slurm 22.05):
+ *   priority_p_set          job W (+ node W, part R in job_allocate)
+ *   priority_p_job_end      job W (only with AccountingStorageEnforce=limits)
+ *   priority_p_reconfig     none (true) / conf W + job R|W (false)
+ *   priority_p_set_assoc_usage  assoc R (sshare) or scheduler locks
+ *   priority_p_get_priority_factors_list  none (we take job/node/part R)
+ *   priority_p_calc_fs_factor  none (also called inside sshare)
  */
 #include "config.h"
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 
+#include <dlfcn.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "slurm/slurm.h"
@@ -28,10 +40,11 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/state_save.h"
 
+#include "fw_server.h"
 #include "fw_slurm.h"
-
-#define PLUGIN "priority/fairway"
+#include "pf.h"
 
 FW_EXPORT const char plugin_name[] = "Fairway priority plugin";
 FW_EXPORT const char plugin_type[] = PLUGIN;
@@ -56,238 +69,560 @@ FW_EXPORT void priority_p_job_end(job_record_t *job_ptr);
  */
 FW_EXPORT List job_list = NULL;
 FW_EXPORT time_t last_job_update = 0;
+FW_EXPORT uint32_t cluster_cpus = NO_VAL;
+FW_EXPORT int slurmctld_tres_cnt = 0;
+FW_EXPORT uint16_t accounting_enforce = 0;
+FW_EXPORT void *acct_db_conn = NULL;
 
-/* ------------------------------------------------------------ plugin state */
-
-static struct {
-	pthread_mutex_t lock;      /* protects the fields below */
-	pthread_cond_t cond;
-	pthread_t thread;
-	bool thread_running;
-	bool stop;
-	bool reconfig;
-	/* weights (copied from slurm_conf on init/reconfigure) */
-	double w_age, w_part;
-	double max_age;
-	uint32_t calc_period;
-} g = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
+struct pf pf = {
+	.mu = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
+	.gpu_tres = -1,
 };
 
-static void load_config(void)
+static struct fw_server *server;
+
+/* ------------------------------------------------------- bypass counts */
+
+/*
+ * sched/fairway keeps bypass counts (it is the one that backfills); it
+ * exports fairway_sched_bypass_count().  Plugins are loaded RTLD_LOCAL, so
+ * find it by opening (without loading) sched_fairway.so from PluginDir.
+ */
+typedef uint32_t (*bypass_fn)(uint32_t);
+static bypass_fn find_bypass_fn(void)
 {
-	g.w_age = slurm_conf.priority_weight_age;
-	g.w_part = slurm_conf.priority_weight_part;
-	g.max_age = slurm_conf.priority_max_age ? slurm_conf.priority_max_age : 1;
-	g.calc_period = slurm_conf.priority_calc_period ?
-		slurm_conf.priority_calc_period : 300;
-}
+	char *dirs = xstrdup(slurm_conf.plugindir), *save = NULL, *d;
+	bypass_fn fn = NULL;
 
-/* ------------------------------------------------------ factor computation */
+	for (d = strtok_r(dirs, ":", &save); d && !fn;
+	     d = strtok_r(NULL, ":", &save)) {
+		char *path = NULL;
+		void *h;
 
-/* Age: time since the job began accruing, as a fraction of PriorityMaxAge. */
-static double age_factor(const job_record_t *job, time_t now)
-{
-	time_t since = job->details ? job->details->accrue_time : 0;
-
-	if (!since || since > now)
-		return 0.0;
-	return fmin((double)(now - since) / g.max_age, 1.0);
-}
-
-static double part_factor(const part_record_t *part)
-{
-	return part ? part->norm_priority : 0.0;
-}
-
-static uint32_t to_slurm_priority(double total)
-{
-	if (!(total >= 1.0))
-		return 1; /* 0 means held */
-	if (total >= (double)0xfffffffe)
-		return 0xfffffffe;
-	return (uint32_t)llround(total);
-}
-
-/* Compute the priority of job in partition part; fill f if non-NULL. */
-static uint32_t compute_one(job_record_t *job, part_record_t *part,
-			    time_t now, priority_factors_object_t *f)
-{
-	double age = g.w_age * age_factor(job, now);
-	double prt = g.w_part * part_factor(part);
-	uint32_t prio = to_slurm_priority(age + prt);
-
-	if (f) {
-		memset(f, 0, sizeof(*f));
-		f->priority_age = age;
-		f->priority_part = prt;
-		/* sprio's PRIORITY column is the sum of the columns: keep the
-		 * rounding remainder in the site column (biased by NICE_OFFSET
-		 * like Slurm's site factor) so that it adds up. */
-		f->priority_site = (uint32_t)((int64_t)NICE_OFFSET +
-					      llround((double)prio - age - prt));
-		f->nice = NICE_OFFSET;
+		xstrfmtcat(path, "%s/sched_fairway.so", d);
+		h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			fn = (bypass_fn)dlsym(h, "fairway_sched_bypass_count");
+			dlclose(h); /* drops only our extra reference */
+		}
+		xfree(path);
 	}
-	return prio;
+	xfree(dirs);
+	return fn;
 }
 
-/* Fill job->priority_array in part_ptr_list order for multi-partition jobs. */
-static void compute_priority_array(job_record_t *job, time_t now)
+uint32_t pf_bypass_count(uint32_t job_id)
 {
-	ListIterator it;
-	part_record_t *part;
-	int i = 0, n;
+	static bypass_fn fn;
+	static bool looked;
 
-	if (!job->part_ptr_list) {
-		xfree(job->priority_array);
+	if (!looked && xstrcmp(slurm_conf.schedtype, "sched/fairway") == 0) {
+		fn = find_bypass_fn();
+		looked = fn != NULL; /* sched plugin may load after us */
+	}
+	return fn ? fn(job_id) : 0;
+}
+
+/* --------------------------------------------------------- configuration */
+
+static void bind_tres(void)
+{
+	struct fw_err err;
+
+	if (pf.tres_bound || !assoc_mgr_tres_name_array || slurmctld_tres_cnt <= 0)
+		return;
+	if (fw_prio_bind_tres(pf.conf->prio,
+			      (const char *const *)assoc_mgr_tres_name_array,
+			      slurmctld_tres_cnt, &err) == FW_CONF_ERR) {
+		fw_err_locate(&err, "slurm.conf", 0);
+		fw_log_err(PLUGIN, &err);
 		return;
 	}
-	n = list_count(job->part_ptr_list);
-	if (!job->priority_array)
-		job->priority_array = xcalloc(n + 1, sizeof(uint32_t));
-	it = list_iterator_create(job->part_ptr_list);
-	while ((part = list_next(it)) && i < n)
-		job->priority_array[i++] = compute_one(job, part, now, NULL);
-	list_iterator_destroy(it);
+	pf.gpu_tres = -1;
+	for (int i = 0; i < slurmctld_tres_cnt; i++)
+		if (!xstrcasecmp(assoc_mgr_tres_name_array[i], "gres/gpu"))
+			pf.gpu_tres = i;
+	pf.tres_bound = true;
 }
 
-/* Caller holds the job write lock. Returns the new priority. */
-static uint32_t compute_job(job_record_t *job, time_t now)
+/* Install a new configuration (pf.mu held).  On reconfigure the accrual
+ * ledger keeps its accrued time; the tree is rebuilt if it depends on it. */
+static void install_config(struct fw_config *c)
 {
-	if (!job->prio_factors)
-		job->prio_factors = xmalloc(sizeof(priority_factors_object_t));
-	compute_priority_array(job, now);
-	return compute_one(job, job->part_ptr, now, job->prio_factors);
+	struct fw_config *old = pf.conf;
+	bool eligible = fw_prio_accrue_policy(c->prio) == FW_ACCRUE_ELIGIBLE;
+
+	pf.conf = c;
+	pf.tres_bound = false;
+	if (eligible && !pf.accrue)
+		pf.accrue = fw_accrue_new(c->prio);
+	else if (eligible)
+		fw_accrue_configure(pf.accrue, c->prio);
+	else if (pf.accrue) {
+		fw_accrue_free(pf.accrue);
+		pf.accrue = NULL;
+	}
+	if (old && pf.tree) {
+		/* fair-share parameters may have changed: rebuild the tree on
+		 * the next tick, carrying usage over */
+		pf.assoc_sig = 0;
+		if (!pf.with_dbd) {
+			struct fw_err err;
+			struct fw_fs_tree *keep = pf.tree;
+
+			pf.tree = NULL;
+			pf.with_dbd = false;
+			if (pf_usage_sync_tree(&err)) {
+				fw_log_err(PLUGIN, &err);
+				pf.tree = keep;
+			} else {
+				fw_fs_tree_carry_usage(pf.tree, keep);
+				fw_fs_tree_free(keep);
+			}
+		}
+	}
+	fw_config_free(old);
 }
 
-/* --------------------------------------------------------- recalculation */
+/* ------------------------------------------------------------- state */
 
-static bool job_needs_priority(const job_record_t *job)
+/*
+ * State file (all sections are text; the fair-share and accrual sections
+ * are versioned and checksummed by the core):
+ *   fairway-priority-state 1
+ *   last_tick <epoch>
+ *   --users--            (ledger mode: the account/user pairs that exist,
+ *   <account> <user>      so usage of accounts created on the fly is kept)
+ *   --fairshare--
+ *   <fw_fs_state_save>
+ *   --accrue--
+ *   <fw_accrue_save>
+ */
+#define STATE_MAGIC "fairway-priority-state 1\n"
+#define USERS_MARK "--users--\n"
+#define FS_MARK "\n--fairshare--\n"
+#define ACCRUE_MARK "\n--accrue--\n"
+
+static void sb_add(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	return IS_JOB_PENDING(job) && job->priority != 0 &&
-	       !job->direct_set_prio && job->details;
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*buf = realloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
 }
 
-static void recalc_all_jobs(void)
+static void sb_str(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	sb_add(buf, len, cap, s, strlen(s));
+}
+
+static char *state_serialise(size_t *len)
+{
+	char *buf = NULL, line[512];
+	size_t cap = 0, fl = 0, al = 0;
+	char *fs = pf.tree ? fw_fs_state_save(pf.tree, &fl) : NULL;
+	char *ac = pf.accrue ? fw_accrue_save(pf.accrue, &al) : NULL;
+
+	*len = 0;
+	snprintf(line, sizeof(line), "%slast_tick %" PRId64 "\n", STATE_MAGIC,
+		 (int64_t)pf.last_tick);
+	sb_str(&buf, len, &cap, line);
+	sb_str(&buf, len, &cap, USERS_MARK);
+	for (size_t i = 0; pf.tree && !pf.with_dbd && i < fw_fs_node_count(pf.tree); i++) {
+		struct fw_fs_values v;
+
+		if (fw_fs_node_values(pf.tree, (int)i, &v) || !v.is_user)
+			continue;
+		snprintf(line, sizeof(line), "%s %s\n", v.account, v.name);
+		sb_str(&buf, len, &cap, line);
+	}
+	sb_str(&buf, len, &cap, FS_MARK);
+	if (fs)
+		sb_add(&buf, len, &cap, fs, fl);
+	sb_str(&buf, len, &cap, ACCRUE_MARK);
+	if (ac)
+		sb_add(&buf, len, &cap, ac, al);
+	free(fs);
+	free(ac);
+	return buf;
+}
+
+/* Ledger mode: recreate account/user nodes that were created on the fly. */
+static int recreate_users(const char *p, const char *end, struct fw_err *err)
+{
+	int line = 3;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char acct[256], user[256];
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char tmp[520];
+
+		line++;
+		if (n >= sizeof(tmp) || (memcpy(tmp, p, n), tmp[n] = '\0',
+		    sscanf(tmp, "%255s %255s", acct, user) != 2))
+			return fw_err_set(err, NULL, line, NULL, NULL, "bad account/user line");
+		if (!pf.with_dbd && pf.tree && fw_fs_resolve(pf.tree, acct, user) < 0)
+			debug("%s: state names %s/%s, which fair-share ignores", PLUGIN, acct, user);
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/* Returns 0, or -1 with a reason (then nothing of the file is used). */
+static int state_parse(const char *buf, size_t len, struct fw_err *err)
+{
+	const char *p = buf, *end = buf + len, *fsm, *acm;
+	long long tick;
+	int consumed = 0;
+
+	if (len < strlen(STATE_MAGIC) || strncmp(p, STATE_MAGIC, strlen(STATE_MAGIC)))
+		return fw_err_set(err, NULL, 1, NULL, NULL, "not a Fairway priority state file");
+	p += strlen(STATE_MAGIC);
+	if (sscanf(p, "last_tick %lld\n%n", &tick, &consumed) != 1 || !consumed)
+		return fw_err_set(err, NULL, 2, NULL, NULL, "bad last_tick line");
+	p += consumed;
+	if ((size_t)(end - p) < strlen(USERS_MARK) ||
+	    strncmp(p, USERS_MARK, strlen(USERS_MARK)))
+		return fw_err_set(err, NULL, 3, NULL, NULL, "missing account/user section");
+	p += strlen(USERS_MARK);
+	fsm = memmem(p, (size_t)(end - p), FS_MARK, strlen(FS_MARK));
+	acm = fsm ? memmem(fsm, (size_t)(end - fsm), ACCRUE_MARK, strlen(ACCRUE_MARK)) : NULL;
+	if (!fsm || !acm)
+		return fw_err_set(err, NULL, 0, NULL, NULL, "truncated (section missing)");
+	/* Validate both core sections before changing anything. */
+	if (recreate_users(p, fsm, err))
+		return -1;
+	p = fsm + strlen(FS_MARK);
+	if (acm > p && pf.tree &&
+	    fw_fs_state_load(pf.tree, p, (size_t)(acm - p), NULL, err))
+		return -1;
+	p = acm + strlen(ACCRUE_MARK);
+	if (p < end && pf.accrue &&
+	    fw_accrue_load(pf.accrue, p, (size_t)(end - p), err))
+		return -1;
+	pf.last_tick = (fw_time_t)tick;
+	return 0;
+}
+
+/* Load at start (pf.mu held). A corrupt file is kept aside. */
+static void state_load(void)
+{
+	char *buf = NULL, msg[512];
+	size_t len;
+	struct fw_err err;
+	int rc = fw_state_read(PF_STATE_FILE, &buf, &len, msg, sizeof(msg));
+
+	if (rc == 0) {
+		info("%s: no state file yet (%s/%s): starting with no usage",
+		     PLUGIN, slurm_conf.state_save_location, PF_STATE_FILE);
+		return;
+	}
+	fw_err_clear(&err);
+	if (rc < 0 || state_parse(buf, len, &err)) {
+		char kept[1024] = "";
+
+		if (rc >= 0)
+			fw_err_str(&err, msg, sizeof(msg));
+		fw_state_quarantine(PF_STATE_FILE, kept, sizeof(kept));
+		error("%s: state file %s/%s is unusable (%s); kept aside as %s; starting with no usage",
+		      PLUGIN, slurm_conf.state_save_location, PF_STATE_FILE, msg, kept);
+		pf.last_tick = 0;
+	} else {
+		pf.restored = true;
+		info("%s: restored fair-share usage and accrual state (last tick %ld)",
+		     PLUGIN, (long)pf.last_tick);
+	}
+	free(buf);
+}
+
+/* Serialise under pf.mu, write after releasing every lock. */
+static void state_save_now(char *buf, size_t len)
+{
+	char msg[512];
+
+	if (fw_state_write(PF_STATE_FILE, buf, len, msg, sizeof(msg)))
+		error("%s: cannot save state: %s", PLUGIN, msg);
+	free(buf);
+}
+
+/* ------------------------------------------------------------ the tick */
+
+static uint64_t cluster_mem_mb(void)
+{
+	node_record_t *n;
+	uint64_t total = 0;
+
+	for (int i = 0; (n = next_node(&i)); i++)
+		total += n->real_memory;
+	return total;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* One recalculation: usage, fair-share, accrual, priorities.  Returns the
+ * serialised state to save (or NULL). */
+static char *tick(size_t *state_len)
 {
 	slurmctld_lock_t locks = { .job = WRITE_LOCK, .node = READ_LOCK,
 				   .part = READ_LOCK };
-	time_t now = time(NULL);
-	ListIterator it;
-	job_record_t *job;
-	bool changed = false;
+	assoc_mgr_lock_t alocks = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK,
+				    .tres = READ_LOCK, .user = READ_LOCK };
+	struct timespec t0;
+	fw_time_t now;
+	struct fw_err err;
+	char *state = NULL;
+	static bool first = true;
 
 	lock_slurmctld(locks);
-	if (job_list) {
-		it = list_iterator_create(job_list);
-		while ((job = list_next(it))) {
-			if (!job_needs_priority(job))
-				continue;
-			uint32_t p = compute_job(job, now);
-			if (p != job->priority) {
-				job->priority = p;
-				changed = true;
-			}
-		}
-		list_iterator_destroy(it);
+	assoc_mgr_lock(&alocks);
+	pthread_mutex_lock(&pf.mu);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	now = time(NULL);
+	bind_tres();
+	pf.total_mem_mb = cluster_mem_mb();
+	if (pf_usage_sync_tree(&err))
+		fw_log_err(PLUGIN, &err);
+	if (first) {
+		first = false;
+		state_load();
+		pf_usage_restart_run_secs();
 	}
-	if (changed)
-		last_job_update = now;
+	pf_usage_tick(now);
+	pf_usage_mirror_to_assoc_mgr();
+	if (pf.accrue)
+		pf_accrue_tick(now);
+	pf_compute_all(now);
+	pf.ticks++;
+	pf.last_lock_ms = ms_since(&t0);
+	if (pf.last_lock_ms > pf.max_tick_ms)
+		pf.max_tick_ms = pf.last_lock_ms;
+	if (now - pf.last_save >= 60 || pf.ticks == 1) {
+		state = state_serialise(state_len);
+		pf.last_save = now;
+	}
+	pthread_mutex_unlock(&pf.mu);
+	assoc_mgr_unlock(&alocks);
 	unlock_slurmctld(locks);
+	if (slurm_conf.debug_flags & DEBUG_FLAG_PRIO)
+		info("%s: recalculation held the job write lock for %.1f ms",
+		     PLUGIN, pf.last_lock_ms);
+	return state;
+}
+
+static void reload_config(void)
+{
+	slurmctld_lock_t conf_read = { .conf = READ_LOCK };
+	struct fw_config *c;
+	struct fw_err err;
+
+	lock_slurmctld(conf_read);
+	c = fw_slurm_load_config(&err);
+	unlock_slurmctld(conf_read);
+	if (!c) {
+		fw_log_err(PLUGIN, &err);
+		error("%s: reconfigure rejected; the previous configuration stays in effect",
+		      PLUGIN);
+		return;
+	}
+	pthread_mutex_lock(&pf.mu);
+	install_config(c);
+	pthread_mutex_unlock(&pf.mu);
+	info("%s: configuration reloaded", PLUGIN);
 }
 
 static void *recalc_thread(void *arg)
 {
 	(void)arg;
-	pthread_mutex_lock(&g.lock);
-	while (!g.stop) {
+	while (1) {
 		struct timespec ts;
+		size_t len = 0;
+		char *state;
+		bool reconf;
 
+		state = tick(&len);
+		if (state)
+			state_save_now(state, len);
+		pthread_mutex_lock(&pf.mu);
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += g.calc_period;
-		pthread_cond_timedwait(&g.cond, &g.lock, &ts);
-		if (g.stop)
+		ts.tv_sec += fw_prio_calc_period(pf.conf->prio);
+		while (!pf.stop && !pf.reconfig &&
+		       pthread_cond_timedwait(&pf.cond, &pf.mu, &ts) == 0)
+			;
+		reconf = pf.reconfig;
+		pf.reconfig = false;
+		if (pf.stop) {
+			pthread_mutex_unlock(&pf.mu);
 			break;
-		if (g.reconfig) {
-			g.reconfig = false;
-			load_config();
 		}
-		pthread_mutex_unlock(&g.lock);
-		recalc_all_jobs();
-		pthread_mutex_lock(&g.lock);
+		pthread_mutex_unlock(&pf.mu);
+		if (reconf)
+			reload_config();
 	}
-	pthread_mutex_unlock(&g.lock);
 	return NULL;
+}
+
+/* ------------------------------------------------------ explain server */
+
+static char *handle_request(uid_t uid, const char *req)
+{
+	slurmctld_lock_t locks = { .job = READ_LOCK, .node = READ_LOCK,
+				   .part = READ_LOCK };
+	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK, .qos = READ_LOCK,
+				    .tres = READ_LOCK, .user = READ_LOCK };
+	unsigned long id;
+	char *reply;
+
+	if (sscanf(req, "priority %lu", &id) != 1)
+		return strdup("error: unknown request (expected: priority JOBID)\n");
+	lock_slurmctld(locks);
+	assoc_mgr_lock(&alocks);
+	pthread_mutex_lock(&pf.mu);
+	reply = pf_explain_job((uint32_t)id, uid);
+	pthread_mutex_unlock(&pf.mu);
+	assoc_mgr_unlock(&alocks);
+	unlock_slurmctld(locks);
+	return reply;
 }
 
 /* ---------------------------------------------------------- entry points */
 
 int init(void)
 {
-	load_config();
+	struct fw_err err;
+	struct fw_config *c;
+	char name[200];
+
 	if (!fw_in_slurmctld())
-		return SLURM_SUCCESS; /* loaded by a client command (sshare) */
-	g.stop = false;
-	if (pthread_create(&g.thread, NULL, recalc_thread, NULL)) {
+		return SLURM_SUCCESS; /* sshare: only calc_fs_factor is used */
+	/* slurm_conf is stable here (init runs before any reconfigure). */
+	c = fw_slurm_load_config(&err);
+	if (!c) {
+		fw_log_err(PLUGIN, &err);
+		error("%s: invalid configuration; refusing to start", PLUGIN);
+		return SLURM_ERROR;
+	}
+	pthread_mutex_lock(&pf.mu);
+	install_config(c);
+	pf.stop = false;
+	pthread_mutex_unlock(&pf.mu);
+	if (pthread_create(&pf.thread, NULL, recalc_thread, NULL)) {
 		error("%s: cannot start the recalculation thread", PLUGIN);
 		return SLURM_ERROR;
 	}
-	g.thread_running = true;
-	info("%s loaded (PriorityWeightAge=%.0f PriorityWeightPartition=%.0f)",
-		PLUGIN, g.w_age, g.w_part);
+	pf.thread_running = true;
+	fw_server_name(name, sizeof(name), slurm_conf.cluster_name,
+		       slurm_conf.slurmctld_port, "prio");
+	server = fw_server_start(name, handle_request);
+	if (!server)
+		error("%s: cannot serve the fairway command on @%s", PLUGIN, name);
+	info("%s loaded (fair-share %s, PriorityCalcPeriod=%" PRId64 "s)", PLUGIN,
+	     fw_fs_formula_name(pf.conf->fs->formula),
+	     (int64_t)fw_prio_calc_period(pf.conf->prio));
 	return SLURM_SUCCESS;
 }
 
 int fini(void)
 {
-	if (g.thread_running) {
-		pthread_mutex_lock(&g.lock);
-		g.stop = true;
-		pthread_cond_broadcast(&g.cond);
-		pthread_mutex_unlock(&g.lock);
-		pthread_join(g.thread, NULL);
-		g.thread_running = false;
+	size_t len = 0;
+	char *state = NULL;
+
+	fw_server_stop(server);
+	server = NULL;
+	if (pf.thread_running) {
+		pthread_mutex_lock(&pf.mu);
+		pf.stop = true;
+		pthread_cond_broadcast(&pf.cond);
+		pthread_mutex_unlock(&pf.mu);
+		pthread_join(pf.thread, NULL);
+		pf.thread_running = false;
 	}
+	pthread_mutex_lock(&pf.mu);
+	if (pf.tree)
+		state = state_serialise(&len);
+	pthread_mutex_unlock(&pf.mu);
+	if (state)
+		state_save_now(state, len);
+	pthread_mutex_lock(&pf.mu);
+	pf_usage_free();
+	fw_accrue_free(pf.accrue);
+	pf.accrue = NULL;
+	fw_config_free(pf.conf);
+	pf.conf = NULL;
+	pthread_mutex_unlock(&pf.mu);
 	return SLURM_SUCCESS;
 }
 
 uint32_t priority_p_set(uint32_t last_prio, job_record_t *job_ptr)
 {
+	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK, .qos = READ_LOCK,
+				    .tres = READ_LOCK };
+	uint32_t prio;
+
 	(void)last_prio;
 	if (job_ptr->direct_set_prio)
 		return job_ptr->priority;
-	return compute_job(job_ptr, time(NULL));
+	assoc_mgr_lock(&alocks);
+	pthread_mutex_lock(&pf.mu);
+	if (!pf.conf) {
+		prio = 1; /* not initialised (cannot happen inside slurmctld) */
+	} else {
+		bind_tres();
+		prio = pf_compute_job(job_ptr, time(NULL), true);
+	}
+	pthread_mutex_unlock(&pf.mu);
+	assoc_mgr_unlock(&alocks);
+	return prio;
 }
 
 void priority_p_reconfig(bool assoc_clear)
 {
+	/* Called with slurmctld locks held when !assoc_clear: only flag. */
 	(void)assoc_clear;
-	pthread_mutex_lock(&g.lock);
-	g.reconfig = true;
-	pthread_cond_broadcast(&g.cond); /* recompute now with the new weights */
-	pthread_mutex_unlock(&g.lock);
+	pthread_mutex_lock(&pf.mu);
+	pf.reconfig = true;
+	pthread_cond_broadcast(&pf.cond);
+	pthread_mutex_unlock(&pf.mu);
 }
 
 void priority_p_set_assoc_usage(slurmdb_assoc_rec_t *assoc)
 {
-	(void)assoc;
+	struct fw_fs_values v;
+	int node;
+
+	/* Callers may hold the assoc lock: take none, only pf.mu. */
+	pthread_mutex_lock(&pf.mu);
+	node = pf.tree && pf.with_dbd && assoc->id < pf.assoc_node_len ?
+		pf.assoc_node[assoc->id] : -1;
+	if (node >= 0 && assoc->usage && !fw_fs_node_values(pf.tree, node, &v)) {
+		assoc->usage->usage_norm = v.usage_norm;
+		assoc->usage->usage_efctv = v.usage_efctv;
+	}
+	pthread_mutex_unlock(&pf.mu);
 }
 
 double priority_p_calc_fs_factor(long double usage_efctv,
 				 long double shares_norm)
 {
-	if (shares_norm <= 0)
-		return 0.0;
-	return pow(2.0, -(double)(usage_efctv / shares_norm));
-}
+	/* Slurm's classic formula, as sshare shows it for non-Fair-Tree
+	 * sites; Fairway's own factor is in each association's fs_factor. */
+	double damp = slurm_conf.fs_dampening_factor ?
+		slurm_conf.fs_dampening_factor : 1;
 
-/* True if uid may see job under PrivateData=jobs. */
-static bool job_visible_to(const job_record_t *job, uid_t uid)
-{
-	if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS))
-		return true;
-	return job->user_id == uid || validate_operator(uid);
+	if (shares_norm <= 0 || usage_efctv == (long double)NO_VAL)
+		return 0.0;
+	return pow(2.0, -(double)(usage_efctv / shares_norm) / damp);
 }
 
 static bool list_has_u32(List l, uint32_t v)
@@ -316,26 +651,30 @@ static bool partition_requested(const char *parts, const char *name)
 	if (!parts)
 		return true;
 	copy = xstrdup(parts);
-	for (tok = strtok_r(copy, ",", &save); tok;
+	for (tok = strtok_r(copy, ",", &save); tok && !found;
 	     tok = strtok_r(NULL, ",", &save))
-		if (name && !xstrcmp(tok, name)) {
-			found = true;
-			break;
-		}
+		found = name && !xstrcmp(tok, name);
 	xfree(copy);
 	return found;
 }
 
-static priority_factors_object_t *factors_for(job_record_t *job,
-					      part_record_t *part, time_t now)
+static bool sprio_lists(const job_record_t *job, uid_t uid, fw_time_t now,
+			uint32_t flags)
 {
-	priority_factors_object_t *f = xmalloc(sizeof(*f));
+	fw_time_t use = (flags & FW_PRIO_FLAG_ACCRUE_ALWAYS) ?
+		job->details->submit_time : job->details->begin_time;
 
-	compute_one(job, part, now, f);
-	f->job_id = job->job_id;
-	f->user_id = job->user_id;
-	f->partition = part ? part->name : NULL; /* borrowed */
-	return f;
+	if (!(IS_JOB_PENDING(job) ||
+	      ((flags & FW_PRIO_FLAG_CALCULATE_RUNNING) && IS_JOB_RUNNING(job))))
+		return false;
+	if (IS_JOB_REVOKED(job) || job->priority == 0 || !use || use > now)
+		return false;
+	if ((slurm_conf.private_data & PRIVATE_DATA_JOBS) &&
+	    job->user_id != uid && !validate_operator(uid) &&
+	    !(job->account &&
+	      assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account)))
+		return false;
+	return true;
 }
 
 List priority_p_get_priority_factors_list(
@@ -343,19 +682,21 @@ List priority_p_get_priority_factors_list(
 {
 	slurmctld_lock_t locks = { .job = READ_LOCK, .node = READ_LOCK,
 				   .part = READ_LOCK };
+	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK, .qos = READ_LOCK,
+				    .tres = READ_LOCK };
 	List ret = list_create(slurm_destroy_priority_factors_object);
-	time_t now = time(NULL);
+	fw_time_t now = time(NULL);
 	ListIterator it;
 	job_record_t *job;
+	uint32_t flags;
 
 	lock_slurmctld(locks);
+	assoc_mgr_lock(&alocks);
+	pthread_mutex_lock(&pf.mu);
+	flags = pf.conf ? fw_prio_flags(pf.conf->prio) : 0;
 	it = list_iterator_create(job_list);
-	while ((job = list_next(it))) {
-		if (!IS_JOB_PENDING(job) || IS_JOB_REVOKED(job) ||
-		    job->priority == 0 || !job->details ||
-		    !job->details->begin_time || job->details->begin_time > now)
-			continue;
-		if (!job_visible_to(job, uid) ||
+	while (pf.conf && (job = list_next(it))) {
+		if (!job->details || !sprio_lists(job, uid, now, flags) ||
 		    !list_has_u32(req_msg->job_id_list, job->job_id) ||
 		    !list_has_u32(req_msg->uid_list, job->user_id))
 			continue;
@@ -365,14 +706,16 @@ List priority_p_get_priority_factors_list(
 
 			while ((part = list_next(pit)))
 				if (partition_requested(req_msg->partitions, part->name))
-					list_append(ret, factors_for(job, part, now));
+					list_append(ret, pf_factors_object(job, part, now));
 			list_iterator_destroy(pit);
-		} else if (partition_requested(req_msg->partitions,
-					       job->part_ptr ? job->part_ptr->name : NULL)) {
-			list_append(ret, factors_for(job, job->part_ptr, now));
+		} else if (job->part_ptr &&
+			   partition_requested(req_msg->partitions, job->part_ptr->name)) {
+			list_append(ret, pf_factors_object(job, job->part_ptr, now));
 		}
 	}
 	list_iterator_destroy(it);
+	pthread_mutex_unlock(&pf.mu);
+	assoc_mgr_unlock(&alocks);
 	unlock_slurmctld(locks);
 	if (!list_count(ret))
 		FREE_NULL_LIST(ret);
@@ -381,5 +724,13 @@ List priority_p_get_priority_factors_list(
 
 void priority_p_job_end(job_record_t *job_ptr)
 {
-	(void)job_ptr;
+	assoc_mgr_lock_t alocks = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK,
+				    .tres = READ_LOCK };
+
+	/* job W held by the caller; assoc_mgr is not. */
+	assoc_mgr_lock(&alocks);
+	pthread_mutex_lock(&pf.mu);
+	pf_usage_job_end(job_ptr, time(NULL));
+	pthread_mutex_unlock(&pf.mu);
+	assoc_mgr_unlock(&alocks);
 }

@@ -1,18 +1,27 @@
 /*
  * sched_fairway.c - sched/fairway: Fairway's scheduler plugin.
  *
- * Runs its own agent thread that starts pending jobs in priority order
- * through slurmctld's allocation path (select_nodes()).  Slurm's built-in
- * main scheduler is expected to be switched off with
- * SchedulerParameters=sched_interval=-1,defer (see sched_fairway(8)).
+ * One agent thread runs both passes with the core planner (sf_pass.c):
+ *  - the main pass soon after every submission, completion or node change
+ *    (Slurm's change stamps are polled twice a second): jobs in priority
+ *    order, start what fits, a partition stops at its first protected job
+ *    that cannot start;
+ *  - the backfill pass every bf_interval over the whole queue: lower-
+ *    priority jobs start only where no protected reservation moves later,
+ *    and every job the plan covers gets StartTime and SchedNodeList.
+ * Slurm's built-in main scheduler cannot be unloaded; sites switch it off
+ * with SchedulerParameters=sched_interval=-1,defer (see sched_fairway(8)).
  *
- * Locking: sched_p_reconfig() and init() run with slurmctld locks held by
- * the caller, so they only set flags / start the thread.  The agent takes
- * {conf R, job W, node W, part R, fed R} for a pass, like Slurm's schedulers.
+ * init() and sched_p_reconfig() run with slurmctld locks held by the caller:
+ * they only parse and set flags; the agent takes the locks for each pass.
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "slurm/slurm.h"
@@ -21,16 +30,13 @@
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
-#include "src/slurmctld/job_scheduler.h"
+#include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
-#include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/slurmctld/srun_comm.h"
-#include "src/slurmctld/state_save.h"
 
+#include "fw_server.h"
 #include "fw_slurm.h"
-
-#define PLUGIN "sched/fairway"
+#include "sf.h"
 
 FW_EXPORT const char plugin_name[] = "Fairway scheduler plugin";
 FW_EXPORT const char plugin_type[] = PLUGIN;
@@ -39,165 +45,276 @@ FW_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 FW_EXPORT int init(void);
 FW_EXPORT void fini(void);
 FW_EXPORT int sched_p_reconfig(void);
+/* For priority/fairway (BYPASS factor); see pf_bypass_count(). */
+FW_EXPORT uint32_t fairway_sched_bypass_count(uint32_t job_id);
 
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	pthread_t thread;
-	bool running, stop, reconfig;
-	int interval;                 /* seconds between passes at most */
-	time_t last_job, last_node, last_part;  /* change stamps seen */
-} g = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
+struct sf sf = {
+	.mu = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
-	.interval = 2,
+	.tab_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
-/* Something changed since the last pass (or the interval elapsed). */
-static bool more_work(void)
+static struct fw_server *server;
+
+uint32_t fairway_sched_bypass_count(uint32_t job_id)
 {
-	return last_job_update != g.last_job || last_node_update != g.last_node ||
-	       last_part_update != g.last_part;
+	struct sf_jobinfo *e;
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&sf.tab_mu);
+	e = sf_tab_get(job_id, false);
+	if (e)
+		n = e->bypass;
+	pthread_mutex_unlock(&sf.tab_mu);
+	return n;
 }
 
-static int find_ptr(void *x, void *key)
+/* ---------------------------------------------------------- configuration */
+
+static void check_main_scheduler_handover(const struct fw_plan_conf *pc)
 {
-	return x == key;
+	sf.main_sched_off = pc->sched_interval_set && pc->sched_interval == -1;
+	if (!sf.main_sched_off)
+		error("%s: SchedulerParameters lacks sched_interval=-1: Slurm's built-in main scheduler keeps running beside Fairway's and starts jobs without regard to Fairway's reservations (see sched_fairway(8))",
+		      PLUGIN);
+	if (!pc->defer)
+		info("%s: SchedulerParameters lacks 'defer': salloc/srun allocations may start at submit time, before Fairway plans them",
+		     PLUGIN);
 }
 
-static void launch(job_record_t *job)
+/* Load and install; returns 0, or -1 (error logged) keeping the old one. */
+static int load_config(bool at_init)
 {
-	if (job->batch_flag == 0)
-		srun_allocate(job);
-	else if (!IS_JOB_CONFIGURING(job))
-		launch_job(job);
-	rebuild_job_part_list(job);
-}
+	struct fw_err err;
+	struct fw_config *c = fw_slurm_load_config(&err);
 
-/*
- * One main pass: jobs in Slurm's queue order (PriorityTier, priority);
- * start what fits; a partition whose top job cannot start is blocked for
- * the rest of the pass.
- */
-static int main_pass(void)
-{
-	List queue = build_job_queue(false, false);
-	List blocked = list_create(NULL);
-	job_queue_rec_t *rec;
-	int started = 0;
-
-	sort_job_queue(queue);
-	while ((rec = list_pop(queue))) {
-		job_record_t *job = rec->job_ptr;
-		part_record_t *part = rec->part_ptr;
-		uint32_t prio = rec->priority;
-		int rc;
-
-		if (job->resv_list)
-			job_queue_rec_resv_list(rec);
-		else
-			job_queue_rec_magnetic_resv(rec);
-		xfree(rec);
-		if (!IS_JOB_PENDING(job) || job->priority == 0)
-			continue;
-		if (list_find_first(blocked, find_ptr, part))
-			continue;
-		job->part_ptr = part;
-		job->priority = prio;
-		job->last_sched_eval = time(NULL);
-
-		rc = select_nodes(job, false, NULL, NULL, false,
-				  SLURMDB_JOB_FLAG_SCHED);
-		if (rc == SLURM_SUCCESS) {
-			info("%s: started %pJ on %s", PLUGIN, job, job->nodes);
-			launch(job);
-			started++;
-			last_job_update = time(NULL);
-		} else if (rc == ESLURM_NODES_BUSY) {
-			list_append(blocked, part);
-		}
+	if (!c) {
+		fw_log_err(PLUGIN, &err);
+		error("%s: %s", PLUGIN, at_init ? "invalid configuration; refusing to start"
+			: "reconfigure rejected; the previous configuration stays in effect");
+		return -1;
 	}
-	FREE_NULL_LIST(queue);
-	FREE_NULL_LIST(blocked);
-	return started;
+	pthread_mutex_lock(&sf.mu);
+	fw_config_free(sf.conf);
+	sf.conf = c;
+	pthread_mutex_unlock(&sf.mu);
+	check_main_scheduler_handover(c->plan);
+	return 0;
 }
 
-static void run_pass(void)
-{
-	slurmctld_lock_t locks = { .conf = READ_LOCK, .job = WRITE_LOCK,
-				   .node = WRITE_LOCK, .part = READ_LOCK,
-				   .fed = READ_LOCK };
-	int started;
+/* ------------------------------------------------------------------ state */
 
-	lock_slurmctld(locks);
-	g.last_job = last_job_update;
-	g.last_node = last_node_update;
-	g.last_part = last_part_update;
-	started = main_pass();
-	unlock_slurmctld(locks);
-	if (started)
-		schedule_job_save();
+static void state_save(void)
+{
+	char *buf, msg[512];
+	size_t len;
+
+	pthread_mutex_lock(&sf.tab_mu);
+	buf = sf_tab_serialise(&len);
+	pthread_mutex_unlock(&sf.tab_mu);
+	if (fw_state_write(SF_STATE_FILE, buf, len, msg, sizeof(msg)))
+		error("%s: cannot save state: %s", PLUGIN, msg);
+	free(buf);
+}
+
+static void state_load(void)
+{
+	char *buf = NULL, msg[512], kept[1024] = "";
+	size_t len;
+	int rc = fw_state_read(SF_STATE_FILE, &buf, &len, msg, sizeof(msg));
+
+	if (rc == 0)
+		return;
+	pthread_mutex_lock(&sf.tab_mu);
+	if (rc > 0 && sf_tab_load(buf, len) == 0) {
+		pthread_mutex_unlock(&sf.tab_mu);
+		info("%s: restored bypass counts", PLUGIN);
+		free(buf);
+		return;
+	}
+	pthread_mutex_unlock(&sf.tab_mu);
+	fw_state_quarantine(SF_STATE_FILE, kept, sizeof(kept));
+	error("%s: state file %s/%s is unusable (%s); kept aside as %s; bypass counts start at zero",
+	      PLUGIN, slurm_conf.state_save_location, SF_STATE_FILE,
+	      rc < 0 ? msg : "corrupt or truncated", kept);
+	free(buf);
+}
+
+/* ------------------------------------------------------------- the agent */
+
+static bool changed_since(time_t *job, time_t *node, time_t *part,
+			  time_t *resv, time_t *conf)
+{
+	bool c = last_job_update != *job || last_node_update != *node ||
+		 last_part_update != *part || last_resv_update != *resv ||
+		 slurm_conf.last_update != *conf;
+
+	*job = last_job_update;
+	*node = last_node_update;
+	*part = last_part_update;
+	*resv = last_resv_update;
+	*conf = slurm_conf.last_update;
+	return c;
+}
+
+static int64_t bf_interval(void)
+{
+	int64_t v;
+
+	pthread_mutex_lock(&sf.mu);
+	v = sf.conf ? sf.conf->plan->bf_interval : 30;
+	pthread_mutex_unlock(&sf.mu);
+	return v;
 }
 
 static void *agent(void *arg)
 {
-	time_t last_pass = 0;
-
 	(void)arg;
-	pthread_mutex_lock(&g.lock);
-	while (!g.stop) {
+	state_load();
+	while (1) {
 		struct timespec ts;
+		time_t now;
+		bool reconf, changed;
+		int64_t interval;
 
+		pthread_mutex_lock(&sf.mu);
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
-		pthread_cond_timedwait(&g.cond, &g.lock, &ts);
-		if (g.stop)
+		ts.tv_nsec += 500 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		if (!sf.stop && !sf.reconfig)
+			pthread_cond_timedwait(&sf.cond, &sf.mu, &ts);
+		reconf = sf.reconfig;
+		sf.reconfig = false;
+		if (sf.stop) {
+			pthread_mutex_unlock(&sf.mu);
 			break;
-		g.reconfig = false;
-		if (!more_work() && time(NULL) - last_pass < g.interval)
-			continue;
-		pthread_mutex_unlock(&g.lock);
-		run_pass();
-		last_pass = time(NULL);
-		pthread_mutex_lock(&g.lock);
+		}
+		pthread_mutex_unlock(&sf.mu);
+		if (reconf) {
+			slurmctld_lock_t conf_read = { .conf = READ_LOCK };
+
+			lock_slurmctld(conf_read);
+			load_config(false);
+			unlock_slurmctld(conf_read);
+		}
+		now = time(NULL);
+		changed = changed_since(&sf.seen_job, &sf.seen_node, &sf.seen_part,
+					&sf.seen_resv, &sf.seen_conf) || reconf;
+		interval = bf_interval();
+		if (interval >= 0 && now - sf.last_bf >= interval) {
+			sf.last_bf = now;
+			sf.last_main = now;
+			sf_run_pass(SF_PASS_BACKFILL);
+		} else if (changed || now - sf.last_main >= 60) {
+			sf.last_main = now;
+			sf_run_pass(SF_PASS_MAIN);
+		}
+		if (now - sf.last_state_save >= 60) {
+			sf.last_state_save = now;
+			state_save();
+		}
 	}
-	pthread_mutex_unlock(&g.lock);
 	return NULL;
 }
 
+/* -------------------------------------------------------- explain server */
+
+static char *handle_request(uid_t uid, const char *req)
+{
+	slurmctld_lock_t locks = { .job = READ_LOCK, .node = READ_LOCK,
+				   .part = READ_LOCK };
+	unsigned long id;
+	char *reply;
+
+	if (!strcmp(req, "stats")) {
+		char buf[512];
+
+		pthread_mutex_lock(&sf.mu);
+		snprintf(buf, sizeof(buf),
+			 "main passes %" PRIu64 " (last %.2f ms, %" PRIu64 " jobs started)\n"
+			 "backfill passes %" PRIu64 " (last %.2f ms, max %.2f ms, %" PRIu64 " jobs started)\n",
+			 sf.passes_main, sf.last_main_ms, sf.started_main,
+			 sf.passes_bf, sf.last_bf_ms, sf.max_bf_ms, sf.started_bf);
+		pthread_mutex_unlock(&sf.mu);
+		return strdup(buf);
+	}
+	if (sscanf(req, "plan %lu", &id) != 1)
+		return strdup("error: unknown request (expected: plan JOBID)\n");
+	lock_slurmctld(locks);
+	pthread_mutex_lock(&sf.mu);
+	reply = sf_explain((uint32_t)id, uid);
+	pthread_mutex_unlock(&sf.mu);
+	unlock_slurmctld(locks);
+	return reply;
+}
+
+/* ----------------------------------------------------------- entry points */
+
 int init(void)
 {
+	char name[200];
+
 	if (slurmctld_config.scheduling_disabled) {
-		verbose("%s: scheduling disabled on this controller", PLUGIN);
+		info("%s: scheduling disabled on this controller", PLUGIN);
 		return SLURM_SUCCESS;
 	}
-	g.stop = false;
-	if (pthread_create(&g.thread, NULL, agent, NULL)) {
+	if (load_config(true))
+		return SLURM_ERROR;
+	if (!sf_bitcopy_selftest())
+		info("%s: node bitmaps are converted bit by bit", PLUGIN);
+	sf.stop = false;
+	if (pthread_create(&sf.thread, NULL, agent, NULL)) {
 		error("%s: cannot start the scheduling agent", PLUGIN);
 		return SLURM_ERROR;
 	}
-	g.running = true;
-	info("%s loaded", PLUGIN);
+	sf.running = true;
+	fw_server_name(name, sizeof(name), slurm_conf.cluster_name,
+		       slurm_conf.slurmctld_port, "sched");
+	server = fw_server_start(name, handle_request);
+	if (!server)
+		error("%s: cannot serve the fairway command on @%s", PLUGIN, name);
+	info("%s loaded (bf_interval=%" PRId64 "s bf_window=%" PRId64 "min, reservation depth %s)",
+	     PLUGIN, sf.conf->plan->bf_interval, sf.conf->plan->bf_window / 60,
+	     fw_plan_conf_depth(sf.conf->plan) ? "top-N per partition" : "conservative");
 	return SLURM_SUCCESS;
 }
 
 void fini(void)
 {
-	if (!g.running)
-		return;
-	pthread_mutex_lock(&g.lock);
-	g.stop = true;
-	pthread_cond_broadcast(&g.cond);
-	pthread_mutex_unlock(&g.lock);
-	pthread_join(g.thread, NULL);
-	g.running = false;
+	fw_server_stop(server);
+	server = NULL;
+	if (sf.running) {
+		pthread_mutex_lock(&sf.mu);
+		sf.stop = true;
+		pthread_cond_broadcast(&sf.cond);
+		pthread_mutex_unlock(&sf.mu);
+		pthread_join(sf.thread, NULL);
+		sf.running = false;
+		state_save();
+	}
+	pthread_mutex_lock(&sf.mu);
+	fw_cluster_free(sf.cluster);
+	sf.cluster = NULL;
+	for (int i = 0; sf.lic_names && sf.lic_names[i]; i++)
+		xfree(sf.lic_names[i]);
+	xfree(sf.lic_names);
+	fw_config_free(sf.conf);
+	sf.conf = NULL;
+	pthread_mutex_unlock(&sf.mu);
+	pthread_mutex_lock(&sf.tab_mu);
+	sf_tab_free();
+	pthread_mutex_unlock(&sf.tab_mu);
 }
 
 int sched_p_reconfig(void)
 {
-	pthread_mutex_lock(&g.lock);
-	g.reconfig = true;
-	pthread_cond_broadcast(&g.cond);
-	pthread_mutex_unlock(&g.lock);
+	/* slurmctld locks are held by our caller: only flag the agent. */
+	pthread_mutex_lock(&sf.mu);
+	sf.reconfig = true;
+	pthread_cond_broadcast(&sf.cond);
+	pthread_mutex_unlock(&sf.mu);
 	return SLURM_SUCCESS;
 }

@@ -1,0 +1,88 @@
+/*
+ * pf.h - internals of priority/fairway shared by its source files.
+ *
+ * Lock order (never reversed): slurmctld locks, then assoc_mgr locks, then
+ * pf.mu.  pf.mu protects every field of struct pf below; it is held only
+ * for computation, never across blocking I/O.
+ */
+#ifndef PF_H
+#define PF_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "src/slurmctld/slurmctld.h"
+
+#include "fw_accrue.h"
+#include "fw_config.h"
+#include "fw_fairshare.h"
+#include "fw_prio.h"
+
+#define PLUGIN "priority/fairway"
+#define PF_STATE_FILE "fairway_priority_state"
+
+/* Per job: how far its usage has been charged (exactly-once charging). */
+struct pf_charge {
+	uint32_t job_id;
+	fw_time_t until;   /* usage charged up to this time */
+	bool done;         /* final slice charged (job ended) */
+	bool seen;         /* seen in the current tick (pruning) */
+};
+
+struct pf {
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool thread_running, stop, reconfig;
+
+	struct fw_config *conf;      /* current configuration */
+	struct fw_fs_tree *tree;     /* fair-share usage and factors */
+	struct fw_accrue *accrue;    /* only with AccruePolicy=Eligible */
+	bool with_dbd;               /* tree mirrors assoc_mgr */
+	uint64_t assoc_sig;          /* signature of the mirrored assoc tree */
+	int *assoc_node;             /* assoc id -> tree node (dbd mode) */
+	uint32_t assoc_node_len;
+
+	struct pf_charge *charge;    /* open-addressing table by job id */
+	uint32_t charge_cap, charge_cnt;
+	fw_time_t last_tick;         /* time usage was last brought up to */
+	bool restored;               /* state file loaded at start */
+
+	int gpu_tres;                /* index of gres/gpu in Slurm's TRES, -1 */
+	bool tres_bound;             /* conf->prio bound to Slurm's TRES list */
+	uint64_t total_mem_mb;       /* cluster memory (PE factor), per tick */
+	time_t last_save;
+
+	/* statistics for `fairway` and the benchmark */
+	uint64_t ticks;
+	double last_tick_ms, max_tick_ms, last_lock_ms;
+};
+
+extern struct pf pf;
+
+/* pf_usage.c: fair-share tree, usage charging, Slurm limit bookkeeping.
+ * Callers hold {job W or R} and assoc_mgr {assoc W, qos W, tres R}, and
+ * pf.mu. */
+int pf_usage_sync_tree(struct fw_err *err);
+void pf_usage_tick(fw_time_t now);
+void pf_usage_job_end(job_record_t *job, fw_time_t now);
+void pf_usage_mirror_to_assoc_mgr(void);
+void pf_usage_restart_run_secs(void);
+int pf_job_fs_node(job_record_t *job);
+void pf_usage_free(void);
+
+/* pf_jobs.c: jobs to the core and back. Caller holds the job lock
+ * (W to store results), assoc_mgr {assoc R, qos R} and pf.mu. */
+uint32_t pf_compute_job(job_record_t *job, fw_time_t now, bool store);
+void pf_compute_all(fw_time_t now);
+void pf_accrue_tick(fw_time_t now);
+priority_factors_object_t *pf_factors_object(job_record_t *job,
+					      part_record_t *part, fw_time_t now);
+char *pf_explain_job(uint32_t job_id, uid_t uid);
+
+/* bypass counts kept by sched/fairway (0 if it is not loaded) */
+uint32_t pf_bypass_count(uint32_t job_id);
+
+#endif /* PF_H */

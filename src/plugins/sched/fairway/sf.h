@@ -1,0 +1,91 @@
+/*
+ * sf.h - internals of sched/fairway shared by its source files.
+ *
+ * Lock order: slurmctld locks, then assoc_mgr locks, then sf.mu (the
+ * plugin's own state), then sf.tab_mu (the per-job table that the
+ * priority plugin and the fairway command read; a leaf lock).
+ */
+#ifndef SF_H
+#define SF_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "src/common/bitstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "fw_bitset.h"
+#include "fw_config.h"
+#include "fw_plan.h"
+
+#define PLUGIN "sched/fairway"
+#define SF_STATE_FILE "fairway_sched_state"
+
+/* What the last pass decided for one job (for `fairway plan JOBID`). */
+struct sf_jobinfo {
+	uint32_t job_id;
+	uint32_t bypass;          /* times a lower-priority job started first */
+	time_t decided;           /* when this record was written (0 = none) */
+	uint8_t kind;             /* enum fw_plan_kind */
+	uint8_t reason;           /* enum fw_plan_reason */
+	bool is_protected, backfilled, across_islands, seen;
+	uint32_t priority;
+	time_t start, end;
+	uint32_t blocker_job;     /* job whose reservation blocks it, 0 */
+	int32_t blocker_lic;
+	char *nodes;              /* planned nodes (malloc'd) or NULL */
+	char *partition;          /* malloc'd */
+};
+
+struct sf {
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool running, stop, reconfig;
+
+	struct fw_config *conf;
+	struct fw_cluster *cluster;       /* rebuilt when nodes/partitions change */
+	time_t cluster_node_stamp, cluster_part_stamp;
+	char **lic_names;                 /* cluster license index -> name */
+	bool bitcopy_fast;                /* Slurm bitstr words == fw_bitset words */
+	bool main_sched_off;              /* sched_interval=-1 given */
+
+	/* timing */
+	time_t last_main, last_bf;
+	time_t seen_job, seen_node, seen_part, seen_resv, seen_conf;
+
+	/* per-job table (open addressing by job id), protected by tab_mu */
+	pthread_mutex_t tab_mu;
+	struct sf_jobinfo *tab;
+	uint32_t tab_cap, tab_cnt;
+
+	/* statistics (also pushed into sdiag's backfill block) */
+	uint64_t passes_main, passes_bf, started_main, started_bf;
+	double last_bf_ms, max_bf_ms, last_main_ms;
+	time_t last_state_save;
+};
+
+extern struct sf sf;
+
+/* sf_cluster.c */
+int sf_cluster_refresh(struct fw_err *err);
+void sf_bits_from_slurm(struct fw_bitset *dst, bitstr_t *src);
+void sf_bits_to_slurm(bitstr_t *dst, const struct fw_bitset *src);
+bool sf_bitcopy_selftest(void);
+
+/* sf_pass.c */
+enum sf_pass_kind { SF_PASS_MAIN, SF_PASS_BACKFILL };
+int sf_run_pass(enum sf_pass_kind kind);
+
+/* sf_table.c */
+struct sf_jobinfo *sf_tab_get(uint32_t job_id, bool create);
+void sf_tab_begin_pass(void);
+void sf_tab_end_pass(bool prune);
+char *sf_tab_serialise(size_t *len);
+int sf_tab_load(const char *buf, size_t len);
+void sf_tab_free(void);
+char *sf_explain(uint32_t job_id, uid_t uid);
+
+#endif /* SF_H */

@@ -1,0 +1,248 @@
+/*
+ * sf_cluster.c - sched/fairway: the planner's cluster from slurmctld's
+ * node, partition, topology and license tables.
+ *
+ * Planner node index == Slurm node index (node_record_table_ptr position),
+ * so node sets convert word by word.  Absent slots of the node table (it is
+ * padded up to MaxNodeCount) become unusable placeholder nodes.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+
+#include "src/common/assoc_mgr.h"
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/slurm_topology.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/licenses.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "fw_slurm.h"
+#include "sf.h"
+
+/* Slurm's bitstr_t: two header words, then 64-bit words where bit i is
+ * (1 << (i % 64)) of word i / 64 on little-endian hosts - the layout of
+ * struct fw_bitset.  sf_bitcopy_selftest() checks it at start. */
+#define SLURM_BIT_WORDS(b) ((uint64_t *)((b) + BITSTR_OVERHEAD))
+
+void sf_bits_from_slurm(struct fw_bitset *dst, bitstr_t *src)
+{
+	uint32_t n;
+
+	fw_bitset_clear_all(dst);
+	if (!src)
+		return;
+	n = (uint32_t)bit_size(src);
+	if (n > dst->nbits)
+		n = dst->nbits;
+	if (sf.bitcopy_fast) {
+		memcpy(dst->w, SLURM_BIT_WORDS(src), FW_BITSET_WORDS(n) * 8);
+		if (n % 64 && FW_BITSET_WORDS(n))
+			dst->w[FW_BITSET_WORDS(n) - 1] &= (1ull << (n % 64)) - 1;
+		return;
+	}
+	for (int64_t i = bit_ffs(src); i >= 0 && i < n; i++)
+		if (bit_test(src, i))
+			fw_bitset_set(dst, (uint32_t)i);
+}
+
+void sf_bits_to_slurm(bitstr_t *dst, const struct fw_bitset *src)
+{
+	int64_t n = bit_size(dst);
+	int64_t i;
+
+	bit_clear_all(dst);
+	FW_BITSET_FOREACH(src, i) {
+		if (i >= n)
+			break;
+		bit_set(dst, i);
+	}
+}
+
+bool sf_bitcopy_selftest(void)
+{
+	static const int bits[] = { 0, 1, 63, 64, 65, 127, 129 };
+	bitstr_t *b = bit_alloc(130);
+	struct fw_bitset *f = fw_bitset_new(130);
+	bool ok = true;
+
+	for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++)
+		bit_set(b, bits[k]);
+	sf.bitcopy_fast = true;
+	sf_bits_from_slurm(f, b);
+	for (int i = 0; i < 130; i++)
+		if (fw_bitset_test(f, i) != (bool)bit_test(b, i))
+			ok = false;
+	sf.bitcopy_fast = ok;
+	bit_free(b);
+	fw_bitset_free(f);
+	return ok;
+}
+
+/* ------------------------------------------------------------ islands */
+
+/*
+ * Islands (seed 002, Fram): the groups of nodes a job should stay inside.
+ * With a two-or-more-level topology (topology.conf switches) they are the
+ * switches just below the top level; with a single level, the leaf
+ * switches.  Node -> island index, -1 when not under any.
+ */
+static void island_of_nodes(int32_t *island, int nnodes)
+{
+	int top = -1, want;
+
+	for (int i = 0; i < nnodes; i++)
+		island[i] = -1;
+	if (!switch_record_table || switch_record_cnt <= 0)
+		return;
+	for (int s = 0; s < switch_record_cnt; s++)
+		if (switch_record_table[s].level > top)
+			top = switch_record_table[s].level;
+	want = top > 0 ? top - 1 : 0;
+	for (int s = 0; s < switch_record_cnt; s++) {
+		switch_record_t *sw = &switch_record_table[s];
+
+		if (sw->level != want || !sw->node_bitmap)
+			continue;
+		for (int64_t i = bit_ffs(sw->node_bitmap);
+		     i >= 0 && i < nnodes && i < bit_size(sw->node_bitmap); i++)
+			if (bit_test(sw->node_bitmap, i) && island[i] < 0)
+				island[i] = s;
+	}
+}
+
+static uint32_t node_gpus(const node_record_t *n, int gpu_tres)
+{
+	if (gpu_tres < 0 || !n->tres_cnt)
+		return 0;
+	return (uint32_t)n->tres_cnt[gpu_tres];
+}
+
+static int gpu_tres_index(void)
+{
+	for (int i = 0; assoc_mgr_tres_name_array && i < slurmctld_tres_cnt; i++)
+		if (!xstrcasecmp(assoc_mgr_tres_name_array[i], "gres/gpu"))
+			return i;
+	return -1;
+}
+
+static int add_nodes(struct fw_cluster *c, struct fw_err *err)
+{
+	int32_t *island = xcalloc(node_record_count ? node_record_count : 1,
+				  sizeof(int32_t));
+	int gpu = gpu_tres_index();
+	char absent[64];
+
+	island_of_nodes(island, node_record_count);
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *n = node_record_table_ptr[i];
+		struct fw_node_def d = { .island = island[i] };
+
+		if (n) {
+			d.name = n->name;
+			d.cpus = n->cpus;
+			d.mem_mb = n->real_memory;
+			d.gpus = node_gpus(n, gpu);
+			d.usable = true;
+		} else {
+			snprintf(absent, sizeof(absent), "(absent-%d)", i);
+			d.name = absent;
+			d.usable = false;
+		}
+		if (fw_cluster_add_node(c, &d, err) != i) {
+			xfree(island);
+			return -1;
+		}
+	}
+	xfree(island);
+	return 0;
+}
+
+static int add_partitions(struct fw_cluster *c, struct fw_err *err)
+{
+	ListIterator it = list_iterator_create(part_list);
+	part_record_t *p;
+	struct fw_bitset *nodes = fw_bitset_new(node_record_count);
+	int rc = 0;
+
+	while ((p = list_next(it))) {
+		struct fw_partition_def d = {
+			.name = p->name,
+			.nodes = nodes,
+			.priority_tier = p->priority_tier,
+			.max_time = (p->max_time == INFINITE || p->max_time == NO_VAL) ?
+				0 : (int64_t)p->max_time * 60,
+			.min_nodes = p->min_nodes == NO_VAL ? 0 : p->min_nodes,
+			.max_nodes = (p->max_nodes == INFINITE || p->max_nodes == NO_VAL) ?
+				0 : p->max_nodes,
+		};
+
+		sf_bits_from_slurm(nodes, p->node_bitmap);
+		if (fw_cluster_add_partition(c, &d, err) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	list_iterator_destroy(it);
+	fw_bitset_free(nodes);
+	return rc;
+}
+
+static int add_licenses(struct fw_cluster *c, struct fw_err *err)
+{
+	ListIterator it;
+	licenses_t *l;
+	int n = 0;
+
+	for (int i = 0; sf.lic_names && sf.lic_names[i]; i++)
+		xfree(sf.lic_names[i]);
+	xfree(sf.lic_names);
+	if (!license_list)
+		return 0;
+	sf.lic_names = xcalloc(list_count(license_list) + 1, sizeof(char *));
+	it = list_iterator_create(license_list);
+	while ((l = list_next(it))) {
+		if (fw_cluster_add_license(c, l->name, l->total, err) < 0) {
+			list_iterator_destroy(it);
+			return -1;
+		}
+		sf.lic_names[n++] = xstrdup(l->name);
+	}
+	list_iterator_destroy(it);
+	return 0;
+}
+
+/*
+ * Rebuild the planner's cluster when its structure may have changed: a
+ * reconfigure (nodes, licenses, topology), a partition change, or nodes
+ * added at run time.  Node *state* (down, drained, allocated) is not part
+ * of the cluster; each pass marks unavailable nodes itself.  Caller holds
+ * the conf, node and part locks (read).
+ */
+int sf_cluster_refresh(struct fw_err *err)
+{
+	struct fw_cluster *c;
+
+	if (sf.cluster && sf.cluster_node_stamp == slurm_conf.last_update &&
+	    sf.cluster_part_stamp == last_part_update &&
+	    sf.cluster->nnodes == (uint32_t)node_record_count)
+		return 0;
+	c = fw_cluster_new();
+	if (add_nodes(c, err) || add_partitions(c, err) ||
+	    add_licenses(c, err) || fw_cluster_finalize(c, err)) {
+		fw_cluster_free(c);
+		return -1;
+	}
+	fw_cluster_free(sf.cluster);
+	sf.cluster = c;
+	sf.cluster_node_stamp = slurm_conf.last_update;
+	sf.cluster_part_stamp = last_part_update;
+	return 0;
+}

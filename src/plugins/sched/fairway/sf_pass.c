@@ -1,0 +1,909 @@
+/*
+ * sf_pass.c - sched/fairway: one main or backfill pass.
+ *
+ * The pass builds the planner's view (cluster, running jobs, advanced
+ * reservations, unavailable nodes), offers the queue to the core planner in
+ * priority order and applies each decision through slurmctld's own paths:
+ * jobs start through select_nodes() with every node the planner does not
+ * allow excluded, waiting jobs get StartTime/SchedNodeList and a reason.
+ *
+ * Per queue record it does the housekeeping Slurm's own schedulers do
+ * (array tasks, reservations, partition/QOS/association limits, deadlines,
+ * federation locks) before asking the planner.  Long passes yield the locks
+ * every bf_yield_interval; job pointers stay valid across a yield because
+ * slurmctld_diag_stats.bf_active stops purge_old_job(), and the pass is
+ * abandoned if partitions, reservations or the configuration changed.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/assoc_mgr.h"
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/acct_policy.h"
+#include "src/slurmctld/burst_buffer.h"
+#include "src/slurmctld/fed_mgr.h"
+#include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/licenses.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/reservation.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/srun_comm.h"
+
+#include "fw_slurm.h"
+#include "sf.h"
+
+/* One queue record and its planner job. */
+struct qentry {
+	job_queue_rec_t *rec;          /* owned until processed */
+	job_record_t *job;
+	part_record_t *part;
+	struct fw_plan_job fj;
+	struct fw_bitset *req, *exc;   /* owned */
+	struct fw_plan_lic *lics;      /* owned */
+};
+
+struct resv_map {
+	slurmctld_resv_t *resv;
+	int32_t idx;
+};
+
+struct pass {
+	enum sf_pass_kind kind;
+	time_t now;
+	struct fw_plan *plan;
+	struct qentry *q;
+	size_t n;
+	size_t *order;
+	uint32_t *seq_job;             /* planner seq -> job id */
+	size_t nseq, seq_cap;
+	struct resv_map *resv;
+	size_t nresv;
+	struct timespec t_start, t_locked;
+	uint64_t sleep_us;
+	int started, backfilled, tested;
+	job_record_t *reject_array;    /* array already found not runnable */
+	part_record_t *reject_array_part;
+	time_t saved_job, saved_node, saved_part, saved_resv, saved_conf;
+	bool abandoned;
+};
+
+static slurmctld_lock_t pass_locks = {
+	.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+	.part = READ_LOCK, .fed = READ_LOCK,
+};
+
+static int64_t us_between(const struct timespec *a, const struct timespec *b)
+{
+	return (int64_t)(b->tv_sec - a->tv_sec) * 1000000 +
+	       (b->tv_nsec - a->tv_nsec) / 1000;
+}
+
+/* --------------------------------------------------------- the timeline */
+
+static int32_t license_index(const char *name)
+{
+	for (int i = 0; sf.lic_names && sf.lic_names[i]; i++)
+		if (!xstrcmp(sf.lic_names[i], name))
+			return i;
+	return -1;
+}
+
+/* licenses_t list of a job -> planner license array (NULL if none). */
+static struct fw_plan_lic *job_licenses(job_record_t *job, uint32_t *n)
+{
+	ListIterator it;
+	licenses_t *l;
+	struct fw_plan_lic *out;
+	uint32_t k = 0;
+
+	*n = 0;
+	if (!job->license_list || !list_count(job->license_list))
+		return NULL;
+	out = xcalloc(list_count(job->license_list), sizeof(*out));
+	it = list_iterator_create(job->license_list);
+	while ((l = list_next(it))) {
+		int32_t idx = license_index(l->name);
+
+		if (idx < 0)
+			continue; /* remote license: Slurm checks it */
+		out[k].idx = (uint32_t)idx;
+		out[k].count = l->total;
+		k++;
+	}
+	list_iterator_destroy(it);
+	*n = k;
+	return out;
+}
+
+static void mark_unavailable_nodes(struct pass *p, struct fw_bitset *tmp)
+{
+	struct fw_bitset *avail = fw_bitset_new(sf.cluster->nnodes);
+	struct fw_err err;
+	int64_t i;
+
+	sf_bits_from_slurm(avail, avail_node_bitmap);
+	sf_bits_from_slurm(tmp, rs_node_bitmap);
+	fw_bitset_or(avail, tmp);
+	fw_bitset_not(avail);
+	FW_BITSET_FOREACH(avail, i) {
+		if ((uint32_t)i >= sf.cluster->nnodes)
+			break;
+		fw_plan_node_down(p->plan, (uint32_t)i, &err);
+	}
+	fw_bitset_free(avail);
+}
+
+static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
+{
+	ListIterator it = list_iterator_create(job_list);
+	job_record_t *job;
+	struct fw_err err;
+
+	while ((job = list_next(it))) {
+		struct fw_plan_lic *lics;
+		uint32_t nl;
+		fw_time_t end;
+
+		if (!(IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job)) ||
+		    !job->node_bitmap)
+			continue;
+		sf_bits_from_slurm(tmp, job->node_bitmap);
+		end = job->time_limit == INFINITE ? 0 : job->end_time;
+		if (end && end <= p->now)
+			end = p->now; /* over its limit: ends any moment */
+		lics = job_licenses(job, &nl);
+		if (fw_plan_add_running(p->plan, tmp, end, lics, nl, &err))
+			fw_log_err(PLUGIN, &err);
+		xfree(lics);
+	}
+	list_iterator_destroy(it);
+	/* Nodes still completing earlier jobs are busy for the moment. */
+	if (cg_node_bitmap && bit_set_count(cg_node_bitmap)) {
+		sf_bits_from_slurm(tmp, cg_node_bitmap);
+		fw_plan_add_running(p->plan, tmp, p->now, NULL, 0, &err);
+	}
+}
+
+static void add_reservations(struct pass *p, struct fw_bitset *tmp)
+{
+	ListIterator it;
+	slurmctld_resv_t *r;
+	struct fw_err err;
+
+	if (!resv_list)
+		return;
+	p->resv = xcalloc(list_count(resv_list) + 1, sizeof(*p->resv));
+	it = list_iterator_create(resv_list);
+	while ((r = list_next(it))) {
+		int32_t idx;
+
+		if (!r->node_bitmap || r->end_time <= p->now)
+			continue;
+		sf_bits_from_slurm(tmp, r->node_bitmap);
+		idx = fw_plan_add_resv(p->plan, r->name, tmp, r->start_time,
+				       r->end_time, &err);
+		if (idx < 0) {
+			fw_log_err(PLUGIN, &err);
+			continue;
+		}
+		p->resv[p->nresv].resv = r;
+		p->resv[p->nresv].idx = idx;
+		p->nresv++;
+	}
+	list_iterator_destroy(it);
+}
+
+static int32_t resv_index(const struct pass *p, slurmctld_resv_t *r)
+{
+	for (size_t i = 0; r && i < p->nresv; i++)
+		if (p->resv[i].resv == r)
+			return p->resv[i].idx;
+	return -1;
+}
+
+/* ------------------------------------------------------------ the queue */
+
+static int32_t part_index(part_record_t *part)
+{
+	return part ? fw_cluster_partition_index(sf.cluster, part->name) : -1;
+}
+
+/* Time limit in seconds as Slurm applies it (0 = unlimited). */
+static int64_t sf_time_limit(job_record_t *job, part_record_t *part)
+{
+	uint32_t t = job->time_limit;
+
+	if (t == NO_VAL)
+		t = part && part->default_time != NO_VAL ? part->default_time
+							 : part ? part->max_time : INFINITE;
+	if (t == INFINITE || t == NO_VAL)
+		return 0;
+	if (part && part->max_time != INFINITE && part->max_time != NO_VAL &&
+	    t > part->max_time)
+		t = part->max_time;
+	return (int64_t)t * 60;
+}
+
+static void fill_plan_job(struct pass *p, struct qentry *e)
+{
+	job_record_t *job = e->job;
+	struct job_details *d = job->details;
+	struct fw_plan_job *fj = &e->fj;
+	uint32_t nodes = d && d->min_nodes ? d->min_nodes : 1;
+	uint64_t mem;
+
+	memset(fj, 0, sizeof(*fj));
+	fj->id = job->job_id;
+	fj->priority = e->rec->priority;
+	fj->submit = d ? d->submit_time : 0;
+	fj->eligible = d ? d->begin_time : 0;
+	fj->part = part_index(e->part);
+	fj->nodes_min = nodes;
+	fj->nodes_max = d && d->max_nodes && d->max_nodes != NO_VAL &&
+		d->max_nodes > nodes ? d->max_nodes : 0;
+	if (d && d->min_cpus && d->min_cpus != NO_VAL)
+		fj->cpus_per_node = (d->min_cpus + nodes - 1) / nodes;
+	if (d && d->pn_min_memory && d->pn_min_memory != NO_VAL64) {
+		mem = d->pn_min_memory;
+		if (mem & MEM_PER_CPU)
+			mem = (mem & ~MEM_PER_CPU) *
+				(fj->cpus_per_node ? fj->cpus_per_node : 1);
+		fj->mem_per_node_mb = mem;
+	}
+	fj->time_limit = sf_time_limit(job, e->part);
+	e->lics = job_licenses(job, &fj->nlics);
+	fj->lics = e->lics;
+	fj->uid = job->user_id;
+	fj->account = job->assoc_id;
+	if (d && d->req_node_bitmap) {
+		e->req = fw_bitset_new(sf.cluster->nnodes);
+		sf_bits_from_slurm(e->req, d->req_node_bitmap);
+		fj->req_nodes = e->req;
+	}
+	if (d && d->exc_node_bitmap) {
+		e->exc = fw_bitset_new(sf.cluster->nnodes);
+		sf_bits_from_slurm(e->exc, d->exc_node_bitmap);
+		fj->exc_nodes = e->exc;
+	}
+	fj->resv = resv_index(p, job->resv_ptr);
+	fj->prio_reserve = acct_policy_get_prio_thresh(job, false);
+}
+
+static int build_queue(struct pass *p)
+{
+	bool bf = p->kind == SF_PASS_BACKFILL;
+	List queue = build_job_queue(bf, bf);
+	job_queue_rec_t *rec;
+	size_t cap;
+
+	if (!queue)
+		return 0;
+	cap = list_count(queue) + 1;
+	p->q = xcalloc(cap, sizeof(*p->q));
+	while ((rec = list_pop(queue))) {
+		struct qentry *e = &p->q[p->n];
+
+		e->rec = rec;
+		e->job = rec->job_ptr;
+		e->part = rec->part_ptr;
+		if (part_index(e->part) < 0) {
+			xfree(rec); /* partition unknown to this plan */
+			continue;
+		}
+		fill_plan_job(p, e);
+		p->n++;
+	}
+	FREE_NULL_LIST(queue);
+	p->order = xcalloc(p->n + 1, sizeof(size_t));
+	{
+		struct fw_plan_job *tmp = xcalloc(p->n + 1, sizeof(*tmp));
+
+		for (size_t i = 0; i < p->n; i++)
+			tmp[i] = p->q[i].fj;
+		fw_plan_sort_index(sf.cluster, tmp, p->n, p->order);
+		xfree(tmp);
+	}
+	p->seq_cap = p->n + 16;
+	p->seq_job = xcalloc(p->seq_cap, sizeof(uint32_t));
+	return (int)p->n;
+}
+
+/* Backfill passes recompute every estimate: clear the old ones first. */
+static void clear_estimates(void)
+{
+	ListIterator it = list_iterator_create(job_list);
+	job_record_t *job;
+
+	while ((job = list_next(it))) {
+		if (!IS_JOB_PENDING(job))
+			continue;
+		job->start_time = 0;
+		xfree(job->sched_nodes);
+	}
+	list_iterator_destroy(it);
+}
+
+/* ------------------------------------------------- runnable checks */
+
+/* Reasons the planner found, as Slurm's reason codes. */
+static void set_wait_reason(job_record_t *job, enum fw_plan_reason r,
+			    time_t now)
+{
+	enum job_state_reason want;
+
+	switch (r) {
+	case FW_REASON_RESERVED:
+	case FW_REASON_PRIORITY:
+		want = WAIT_PRIORITY;
+		break;
+	case FW_REASON_LICENSE:
+		want = WAIT_LICENSES;
+		break;
+	case FW_REASON_ADV_RESV:
+	case FW_REASON_RESV_TIME:
+		want = WAIT_RESERVATION;
+		break;
+	case FW_REASON_PART_LIMIT:
+		want = WAIT_PART_NODE_LIMIT;
+		break;
+	case FW_REASON_NODES_DOWN:
+		want = WAIT_NODE_NOT_AVAIL;
+		break;
+	case FW_REASON_NONE:
+	case FW_REASON_START_FAILED:
+		return; /* select_nodes() set its own reason */
+	default:
+		want = WAIT_RESOURCES;
+		break;
+	}
+	/* Only replace the reasons schedulers own, never a hold, dependency
+	 * or limit reason set elsewhere. */
+	if (job->state_reason != WAIT_NO_REASON &&
+	    job->state_reason != WAIT_PRIORITY &&
+	    job->state_reason != WAIT_RESOURCES &&
+	    job->state_reason != WAIT_LICENSES &&
+	    job->state_reason != WAIT_RESERVATION &&
+	    job->state_reason != WAIT_NODE_NOT_AVAIL &&
+	    job->state_reason != WAIT_PART_NODE_LIMIT)
+		return;
+	if (job->state_reason != want) {
+		job->state_reason = want;
+		xfree(job->state_desc);
+		last_job_update = now;
+	}
+}
+
+static bool qos_valid(job_record_t *job, time_t now)
+{
+	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK };
+	bool ok = true;
+
+	if (!job->qos_id)
+		return true;
+	assoc_mgr_lock(&locks);
+	if (job->assoc_ptr && (accounting_enforce & ACCOUNTING_ENFORCE_QOS) &&
+	    ((job->qos_id >= g_qos_count) || !job->assoc_ptr->usage ||
+	     !job->assoc_ptr->usage->valid_qos ||
+	     !bit_test(job->assoc_ptr->usage->valid_qos, job->qos_id)) &&
+	    !job->limit_set.qos)
+		ok = false;
+	assoc_mgr_unlock(&locks);
+	if (!ok) {
+		job_fail_qos(job, __func__, false);
+		last_job_update = now;
+	}
+	return ok;
+}
+
+/*
+ * Everything Slurm's schedulers check before trying a job, except what the
+ * planner decides (resources, licenses, reservations' nodes).  May switch
+ * *jobp to the array's meta record.  False: skip this record.
+ */
+static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
+{
+	job_queue_rec_t *rec = e->rec;
+	job_record_t *job = rec->job_ptr;
+
+	if (job->array_task_id != rec->array_task_id &&
+	    rec->array_task_id == NO_VAL) {
+		/* an array task was started in another partition */
+		job = find_job_record(job->array_job_id);
+		if (!job)
+			return false;
+	}
+	*jobp = job;
+	if (!IS_JOB_PENDING(job) || job->priority == 0 ||
+	    job->preempt_in_progress)
+		return false;
+	if (rec->use_prefer) {
+		job->details->features_use = job->details->prefer;
+		job->details->feature_list_use = job->details->prefer_list;
+	} else {
+		job->details->features_use = job->details->features;
+		job->details->feature_list_use = job->details->feature_list;
+	}
+	if (job->resv_list)
+		job_queue_rec_resv_list(rec);
+	else
+		job_queue_rec_magnetic_resv(rec);
+	job->part_ptr = rec->part_ptr;
+	job->priority = rec->priority;
+	job->last_sched_eval = p->now;
+	if (p->kind == SF_PASS_BACKFILL)
+		job->bit_flags |= BACKFILL_SCHED;
+	if (job->het_job_id) {
+		/* slurmctld only accepts heterogeneous jobs when SchedulerType
+		 * is literally sched/backfill; none can be pending here. */
+		return false;
+	}
+	if (job->array_recs || job->array_task_id != NO_VAL) {
+		if (p->reject_array && p->reject_array->array_job_id == job->array_job_id &&
+		    p->reject_array_part == rec->part_ptr)
+			return false;
+		p->reject_array = job;
+		p->reject_array_part = rec->part_ptr;
+		if (!job_array_start_test(job))
+			return false;
+	}
+	if (job_limits_check(jobp, p->kind == SF_PASS_BACKFILL) != WAIT_NO_REASON)
+		return false;
+	job = *jobp;
+	if (!qos_valid(job, p->now))
+		return false;
+	if (job->deadline && job->deadline != NO_VAL && !deadline_ok(job, "sched/fairway"))
+		return false;
+	if (!acct_policy_job_runnable_state(job) &&
+	    !acct_policy_job_runnable_pre_select(job, false))
+		return false;
+	if (assoc_mgr_validate_assoc_id(acct_db_conn, job->assoc_id,
+					accounting_enforce)) {
+		job->state_reason = FAIL_ACCOUNT;
+		xfree(job->state_desc);
+		last_job_update = p->now;
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ starting */
+
+static void launch(job_record_t *job)
+{
+	if (job->batch_flag == 0)
+		srun_allocate(job);
+	else if (!IS_JOB_CONFIGURING(job))
+		launch_job(job);
+	rebuild_job_part_list(job);
+}
+
+/*
+ * Start job through select_nodes() on the nodes the planner allows: every
+ * other node joins the job's own excluded nodes for the call.
+ */
+static int start_job(job_record_t *job, const struct fw_bitset *allowed,
+		     bool backfilled)
+{
+	struct job_details *d = job->details;
+	bitstr_t *orig = d->exc_node_bitmap, *exc = bit_alloc(node_record_count);
+	job_record_t *meta;
+	int rc;
+
+	sf_bits_to_slurm(exc, allowed);
+	bit_not(exc);
+	if (orig)
+		bit_or(exc, orig);
+	d->exc_node_bitmap = exc;
+	if (fed_mgr_job_lock(job)) {
+		rc = ESLURM_FED_JOB_LOCK;
+	} else {
+		rc = select_nodes(job, false, NULL, NULL, false,
+				  backfilled ? SLURMDB_JOB_FLAG_BACKFILL
+					     : SLURMDB_JOB_FLAG_SCHED);
+		if (rc == SLURM_SUCCESS)
+			fed_mgr_job_start(job, job->start_time);
+		else
+			fed_mgr_job_unlock(job);
+	}
+	d->exc_node_bitmap = orig;
+	FREE_NULL_BITMAP(exc);
+	/* Splitting an array copies the job's details, our exclusion
+	 * included: give the remaining tasks their own exclusion back. */
+	if (job->array_task_id != NO_VAL &&
+	    (meta = find_job_record(job->array_job_id)) && meta != job &&
+	    meta->details) {
+		FREE_NULL_BITMAP(meta->details->exc_node_bitmap);
+		if (orig)
+			meta->details->exc_node_bitmap = bit_copy(orig);
+	}
+	if (rc == SLURM_SUCCESS) {
+		info("%s: started %pJ on %s%s", PLUGIN, job, job->nodes,
+		     backfilled ? " (backfill)" : "");
+		launch(job);
+		last_job_update = time(NULL);
+		if (backfilled) {
+			slurmctld_diag_stats.backfilled_jobs++;
+			slurmctld_diag_stats.last_backfilled_jobs++;
+		}
+	}
+	return rc;
+}
+
+/* Slurm's main scheduler gives up on jobs whose request can never be met. */
+static void fail_bad_constraints(job_record_t *job, int rc, time_t now)
+{
+	if (rc == ESLURM_NODES_BUSY || rc == ESLURM_ACCOUNTING_POLICY ||
+	    rc == ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE ||
+	    rc == ESLURM_NODE_NOT_AVAIL || rc == ESLURM_RESERVATION_BUSY ||
+	    rc == ESLURM_RESERVATION_NOT_USABLE || rc == ESLURM_FED_JOB_LOCK ||
+	    rc == ESLURM_BURST_BUFFER_WAIT ||
+	    rc == ESLURM_INVALID_BURST_BUFFER_REQUEST ||
+	    (rc == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE && job->part_ptr_list))
+		return;
+	info("%s: %pJ non-runnable: %s", PLUGIN, job, slurm_strerror(rc));
+	job->job_state = JOB_PENDING;
+	job->state_reason = FAIL_BAD_CONSTRAINTS;
+	xfree(job->state_desc);
+	job->start_time = job->end_time = now;
+	job->priority = 0;
+	last_job_update = now;
+}
+
+/* ------------------------------------------------------- applying plans */
+
+static void record_decision(struct pass *p, job_record_t *job,
+			    const struct qentry *e,
+			    const struct fw_plan_decision *d)
+{
+	struct sf_jobinfo *t;
+	char *nodes = NULL;
+
+	if (d->seq >= p->seq_cap) {
+		size_t cap = (d->seq + 1) * 2;
+
+		p->seq_job = xrecalloc(p->seq_job, cap, sizeof(uint32_t));
+		p->seq_cap = cap;
+	}
+	p->seq_job[d->seq] = job->job_id;
+	if (d->seq + 1 > p->nseq)
+		p->nseq = d->seq + 1;
+	if (d->nodes && (d->kind == FW_PLAN_RESERVED)) {
+		bitstr_t *b = bit_alloc(node_record_count);
+		char *s;
+
+		sf_bits_to_slurm(b, d->nodes);
+		s = bitmap2node_name(b);
+		nodes = strdup(s);
+		xfree(s);
+		FREE_NULL_BITMAP(b);
+	}
+	pthread_mutex_lock(&sf.tab_mu);
+	t = sf_tab_get(job->job_id, true);
+	free(t->nodes);
+	free(t->partition);
+	t->nodes = nodes;
+	t->partition = strdup(e->part->name);
+	t->decided = p->now;
+	t->kind = (uint8_t)d->kind;
+	t->reason = (uint8_t)d->reason;
+	t->is_protected = d->is_protected;
+	t->backfilled = d->backfilled;
+	t->across_islands = d->across_islands;
+	t->priority = e->fj.priority;
+	t->start = d->start;
+	t->end = d->end;
+	t->blocker_job = d->blocker >= 0 && (size_t)d->blocker < p->nseq ?
+		p->seq_job[d->blocker] : 0;
+	t->blocker_lic = d->blocker_lic;
+	t->seen = true;
+	pthread_mutex_unlock(&sf.tab_mu);
+}
+
+/* StartTime / SchedNodeList for a job that waits (backfill pass). */
+static void set_estimate(struct pass *p, job_record_t *job,
+			 const struct fw_plan_decision *d)
+{
+	if (p->kind != SF_PASS_BACKFILL)
+		return;
+	if (d->kind == FW_PLAN_RESERVED || d->kind == FW_PLAN_ESTIMATED) {
+		if (!job->start_time || d->start < job->start_time) {
+			job->start_time = d->start > p->now ? d->start : p->now + 1;
+			xfree(job->sched_nodes);
+			if (d->kind == FW_PLAN_RESERVED && d->nodes) {
+				bitstr_t *b = bit_alloc(node_record_count);
+
+				sf_bits_to_slurm(b, d->nodes);
+				job->sched_nodes = bitmap2node_name(b);
+				FREE_NULL_BITMAP(b);
+			}
+			last_job_update = p->now;
+		}
+	}
+}
+
+static void actual_nodes(job_record_t *job, struct fw_bitset *out)
+{
+	sf_bits_from_slurm(out, job->node_bitmap);
+}
+
+/* Decide one record (and further tasks of an array); returns false when
+ * the pass must end (per-cycle start limit reached). */
+static bool decide_record(struct pass *p, struct qentry *e,
+			  struct fw_bitset *tmp)
+{
+	enum fw_plan_pass pass = p->kind == SF_PASS_BACKFILL ? FW_PASS_BACKFILL
+							     : FW_PASS_MAIN;
+	struct fw_plan_decision d;
+	struct fw_err err;
+	job_record_t *job;
+	bool array_head;
+
+	if (!runnable(p, e, &job)) {
+		xfree(e->rec);
+		return true;
+	}
+	xfree(e->rec);
+	array_head = job->array_recs && job->array_task_id == NO_VAL;
+	e->fj.id = job->job_id;
+	for (;;) {
+		if (fw_plan_decide(p->plan, &e->fj, pass, &d, &err)) {
+			debug("%s: %pJ not planned: %s", PLUGIN, job, err.msg);
+			return true;
+		}
+		p->tested++;
+		if (d.kind == FW_PLAN_START_NOW) {
+			int rc;
+
+			/* select_nodes() does not test licenses; Slurm's own
+			 * schedulers do it first, and so do we. */
+			if (license_job_test(job, p->now, true) != SLURM_SUCCESS) {
+				fw_plan_start_failed(p->plan, &d, &err);
+				set_wait_reason(job, FW_REASON_LICENSE, p->now);
+				set_estimate(p, job, &d);
+				record_decision(p, job, e, &d);
+				return true;
+			}
+			rc = start_job(job, d.allowed, d.backfilled);
+
+			if (rc == SLURM_SUCCESS) {
+				actual_nodes(job, tmp);
+				fw_plan_started(p->plan, tmp, &err);
+				p->started++;
+				p->backfilled += d.backfilled;
+				p->reject_array = NULL;
+				record_decision(p, job, e, &d);
+				if (array_head && job->array_task_id != NO_VAL) {
+					job_record_t *meta = find_job_record(job->array_job_id);
+
+					if (meta && meta != job && IS_JOB_PENDING(meta) &&
+					    job_array_start_test(meta)) {
+						job = meta;
+						e->fj.id = job->job_id;
+						continue;
+					}
+				}
+				return true;
+			}
+			fw_plan_start_failed(p->plan, &d, &err);
+			fail_bad_constraints(job, rc, p->now);
+		}
+		set_wait_reason(job, d.reason, p->now);
+		set_estimate(p, job, &d);
+		record_decision(p, job, e, &d);
+		return !(d.kind == FW_PLAN_SKIPPED &&
+			 (d.reason == FW_REASON_BF_MAX_START ||
+			  d.reason == FW_REASON_BF_MAX_TEST));
+	}
+}
+
+/* ------------------------------------------------------------- yielding */
+
+static void save_stamps(struct pass *p)
+{
+	p->saved_job = last_job_update;
+	p->saved_node = last_node_update;
+	p->saved_part = last_part_update;
+	p->saved_resv = last_resv_update;
+	p->saved_conf = slurm_conf.last_update;
+}
+
+/*
+ * Release the locks for bf_yield_sleep when they were held for
+ * bf_yield_interval.  Returns false if the pass must be abandoned because
+ * what it planned against changed meanwhile.
+ */
+static bool maybe_yield(struct pass *p)
+{
+	const struct fw_plan_conf *pc = sf.conf->plan;
+	struct timespec now;
+	bool stop;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (us_between(&p->t_locked, &now) < pc->bf_yield_interval)
+		return true;
+	save_stamps(p);
+	unlock_slurmctld(pass_locks);
+	usleep((useconds_t)pc->bf_yield_sleep);
+	p->sleep_us += (uint64_t)pc->bf_yield_sleep;
+	lock_slurmctld(pass_locks);
+	clock_gettime(CLOCK_MONOTONIC, &p->t_locked);
+	pthread_mutex_lock(&sf.mu);
+	stop = sf.stop || sf.reconfig;
+	pthread_mutex_unlock(&sf.mu);
+	if (stop || last_part_update != p->saved_part ||
+	    last_resv_update != p->saved_resv ||
+	    slurm_conf.last_update != p->saved_conf ||
+	    (!pc->bf_continue && (last_job_update != p->saved_job ||
+				  last_node_update != p->saved_node))) {
+		p->abandoned = true;
+		return false;
+	}
+	return true;
+}
+
+/* -------------------------------------------------------------- stats */
+
+static void update_stats(struct pass *p, const struct fw_plan_stats *st)
+{
+	struct timespec end;
+	uint64_t us;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	us = (uint64_t)us_between(&p->t_start, &end);
+	us = us > p->sleep_us ? us - p->sleep_us : 0;
+	if (p->kind == SF_PASS_BACKFILL) {
+		diag_stats_t *s = &slurmctld_diag_stats;
+
+		s->bf_cycle_counter++;
+		s->bf_cycle_last = (uint32_t)us;
+		s->bf_cycle_sum += us;
+		if (us > s->bf_cycle_max)
+			s->bf_cycle_max = (uint32_t)us;
+		s->bf_last_depth = (uint32_t)p->n;
+		s->bf_depth_sum += (uint32_t)p->n;
+		s->bf_last_depth_try = (uint32_t)p->tested;
+		s->bf_depth_try_sum += (uint32_t)p->tested;
+		s->bf_queue_len = (uint32_t)p->n;
+		s->bf_queue_len_sum += (uint32_t)p->n;
+		s->bf_table_size = (uint32_t)st->segments;
+		s->bf_table_size_sum += (uint32_t)st->segments;
+		sf.last_bf_ms = (double)us / 1000.0;
+		if (sf.last_bf_ms > sf.max_bf_ms)
+			sf.max_bf_ms = sf.last_bf_ms;
+		sf.passes_bf++;
+		sf.started_bf += p->started;
+	} else {
+		diag_stats_t *s = &slurmctld_diag_stats;
+
+		s->schedule_cycle_counter++;
+		s->schedule_cycle_last = (uint32_t)us;
+		s->schedule_cycle_sum += (uint32_t)us;
+		if (us > s->schedule_cycle_max)
+			s->schedule_cycle_max = (uint32_t)us;
+		s->schedule_cycle_depth += (uint32_t)p->tested;
+		s->schedule_queue_len = (uint32_t)p->n;
+		sf.last_main_ms = (double)us / 1000.0;
+		sf.passes_main++;
+		sf.started_main += p->started;
+	}
+}
+
+static void add_bypass(struct pass *p)
+{
+	uint32_t *inc = xcalloc(p->nseq + 1, sizeof(uint32_t));
+
+	fw_plan_bypass(p->plan, inc, p->nseq);
+	pthread_mutex_lock(&sf.tab_mu);
+	for (size_t s = 0; s < p->nseq; s++)
+		if (inc[s] && p->seq_job[s])
+			sf_tab_get(p->seq_job[s], true)->bypass += inc[s];
+	pthread_mutex_unlock(&sf.tab_mu);
+	xfree(inc);
+}
+
+static void pass_free(struct pass *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		xfree(p->q[i].rec);
+		fw_bitset_free(p->q[i].req);
+		fw_bitset_free(p->q[i].exc);
+		xfree(p->q[i].lics);
+	}
+	xfree(p->q);
+	xfree(p->order);
+	xfree(p->seq_job);
+	xfree(p->resv);
+	fw_plan_free(p->plan);
+}
+
+static void set_bf_active(uint32_t v)
+{
+	slurm_mutex_lock(&check_bf_running_lock);
+	slurmctld_diag_stats.bf_active = v;
+	slurm_mutex_unlock(&check_bf_running_lock);
+}
+
+/* -------------------------------------------------------------- the pass */
+
+int sf_run_pass(enum sf_pass_kind kind)
+{
+	struct pass p = { .kind = kind };
+	struct fw_bitset *tmp = NULL;
+	struct fw_plan_stats st;
+	struct fw_err err;
+	int started = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &p.t_start);
+	lock_slurmctld(pass_locks);
+	clock_gettime(CLOCK_MONOTONIC, &p.t_locked);
+	set_bf_active(1);
+	p.now = time(NULL);
+	pthread_mutex_lock(&sf.mu);
+	if (!sf.conf || sf_cluster_refresh(&err)) {
+		if (sf.conf)
+			fw_log_err(PLUGIN, &err);
+		pthread_mutex_unlock(&sf.mu);
+		goto out;
+	}
+	p.plan = fw_plan_new(sf.cluster, sf.conf->plan, p.now, &err);
+	if (!p.plan) {
+		fw_log_err(PLUGIN, &err);
+		pthread_mutex_unlock(&sf.mu);
+		goto out;
+	}
+	tmp = fw_bitset_new(sf.cluster->nnodes);
+	if (kind == SF_PASS_BACKFILL) {
+		slurmctld_diag_stats.bf_when_last_cycle = p.now;
+		clear_estimates();
+	}
+	mark_unavailable_nodes(&p, tmp);
+	add_running_jobs(&p, tmp);
+	add_reservations(&p, tmp);
+	build_queue(&p);
+	pthread_mutex_lock(&sf.tab_mu);
+	sf_tab_begin_pass();
+	pthread_mutex_unlock(&sf.tab_mu);
+	for (size_t k = 0; k < p.n; k++) {
+		if (!decide_record(&p, &p.q[p.order[k]], tmp))
+			break;
+		pthread_mutex_unlock(&sf.mu);
+		if (!maybe_yield(&p)) {
+			pthread_mutex_lock(&sf.mu);
+			info("%s: %s pass abandoned after a lock yield (cluster changed)",
+			     PLUGIN, kind == SF_PASS_BACKFILL ? "backfill" : "main");
+			break;
+		}
+		pthread_mutex_lock(&sf.mu);
+	}
+	if (kind == SF_PASS_BACKFILL && !p.abandoned) {
+		add_bypass(&p);
+		pthread_mutex_lock(&sf.tab_mu);
+		sf_tab_end_pass(true);
+		pthread_mutex_unlock(&sf.tab_mu);
+	}
+	fw_plan_get_stats(p.plan, &st);
+	update_stats(&p, &st);
+	started = p.started;
+	pthread_mutex_unlock(&sf.mu);
+	(void)bb_g_job_try_stage_in();
+out:
+	set_bf_active(0);
+	unlock_slurmctld(pass_locks);
+	fw_bitset_free(tmp);
+	pass_free(&p);
+	return started;
+}

@@ -1,0 +1,342 @@
+/*
+ * sf_table.c - sched/fairway: what the last passes decided for each job
+ * (planned start, nodes, reason, blocker) and the jobs' bypass counts.
+ *
+ * Read by `fairway plan/explain` (through the plugin's request server) and
+ * by priority/fairway (bypass counts, through the exported
+ * fairway_sched_bypass_count()).  Protected by sf.tab_mu, a leaf lock.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "fw_slurm.h"
+#include "sf.h"
+
+static uint32_t hash_id(uint32_t id)
+{
+	return id * 2654435761u;
+}
+
+static void entry_free(struct sf_jobinfo *e)
+{
+	free(e->nodes);
+	free(e->partition);
+	memset(e, 0, sizeof(*e));
+}
+
+static struct sf_jobinfo *find_slot(struct sf_jobinfo *tab, uint32_t cap,
+				    uint32_t job_id)
+{
+	uint32_t mask = cap - 1;
+
+	for (uint32_t i = hash_id(job_id) & mask;; i = (i + 1) & mask)
+		if (tab[i].job_id == job_id || !tab[i].job_id)
+			return &tab[i];
+}
+
+static void rehash(uint32_t cap, bool keep_unseen)
+{
+	struct sf_jobinfo *old = sf.tab;
+	uint32_t oldcap = sf.tab_cap;
+
+	sf.tab = xcalloc(cap, sizeof(*sf.tab));
+	sf.tab_cap = cap;
+	sf.tab_cnt = 0;
+	for (uint32_t i = 0; i < oldcap; i++) {
+		if (!old[i].job_id)
+			continue;
+		if (!keep_unseen && !old[i].seen) {
+			entry_free(&old[i]);
+			continue;
+		}
+		*find_slot(sf.tab, sf.tab_cap, old[i].job_id) = old[i];
+		sf.tab_cnt++;
+	}
+	xfree(old);
+}
+
+struct sf_jobinfo *sf_tab_get(uint32_t job_id, bool create)
+{
+	struct sf_jobinfo *e;
+
+	if (!job_id)
+		return NULL;
+	if (!sf.tab_cap) {
+		if (!create)
+			return NULL;
+		rehash(1024, true);
+	}
+	e = find_slot(sf.tab, sf.tab_cap, job_id);
+	if (e->job_id)
+		return e;
+	if (!create)
+		return NULL;
+	if ((sf.tab_cnt + 1) * 2 > sf.tab_cap) {
+		rehash(sf.tab_cap * 2, true);
+		e = find_slot(sf.tab, sf.tab_cap, job_id);
+	}
+	e->job_id = job_id;
+	sf.tab_cnt++;
+	return e;
+}
+
+void sf_tab_begin_pass(void)
+{
+	for (uint32_t i = 0; i < sf.tab_cap; i++)
+		sf.tab[i].seen = false;
+}
+
+/* After a backfill pass: forget jobs that are no longer pending. */
+void sf_tab_end_pass(bool prune)
+{
+	if (prune && sf.tab_cap)
+		rehash(sf.tab_cap, false);
+}
+
+void sf_tab_free(void)
+{
+	for (uint32_t i = 0; i < sf.tab_cap; i++)
+		if (sf.tab[i].job_id)
+			entry_free(&sf.tab[i]);
+	xfree(sf.tab);
+	sf.tab_cap = sf.tab_cnt = 0;
+}
+
+/* --------------------------------------------------------------- state */
+
+#define TAB_MAGIC "fairway-sched-state 1\n"
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* "fairway-sched-state 1", "bypass <job> <count>" lines, "end <n> <hash>". */
+char *sf_tab_serialise(size_t *len)
+{
+	size_t cap = 64 + (size_t)sf.tab_cnt * 32, n = 0, cnt = 0;
+	char *buf = malloc(cap);
+
+	n += (size_t)snprintf(buf + n, cap - n, TAB_MAGIC);
+	for (uint32_t i = 0; i < sf.tab_cap; i++) {
+		if (!sf.tab[i].job_id || !sf.tab[i].bypass)
+			continue;
+		n += (size_t)snprintf(buf + n, cap - n, "bypass %u %u\n",
+				      sf.tab[i].job_id, sf.tab[i].bypass);
+		cnt++;
+	}
+	snprintf(buf + n, cap - n, "end %zu %016" PRIx64 "\n", cnt, fnv1a(buf, n));
+	*len = strlen(buf);
+	return buf;
+}
+
+/* All or nothing; returns 0, or -1 if the input is not a valid state. */
+int sf_tab_load(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *endrec;
+	unsigned long long hash;
+	size_t cnt, seen = 0;
+	char *copy;
+
+	if (len < strlen(TAB_MAGIC) || strncmp(buf, TAB_MAGIC, strlen(TAB_MAGIC)))
+		return -1;
+	endrec = NULL;
+	for (const char *q = p; q < end; q++)
+		if ((q == p || q[-1] == '\n') && end - q > 4 && !strncmp(q, "end ", 4))
+			endrec = q;
+	if (!endrec || sscanf(endrec, "end %zu %llx", &cnt, &hash) != 2 ||
+	    fnv1a(buf, (size_t)(endrec - buf)) != hash)
+		return -1;
+	copy = strndup(buf + strlen(TAB_MAGIC), (size_t)(endrec - buf) - strlen(TAB_MAGIC));
+	for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned id, bypass;
+
+		if (sscanf(line, "bypass %u %u", &id, &bypass) != 2 || !id) {
+			free(copy);
+			return -1;
+		}
+		seen++;
+	}
+	if (seen != cnt) {
+		free(copy);
+		return -1;
+	}
+	/* valid: apply */
+	free(copy);
+	copy = strndup(buf + strlen(TAB_MAGIC), (size_t)(endrec - buf) - strlen(TAB_MAGIC));
+	for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned id, bypass;
+
+		if (sscanf(line, "bypass %u %u", &id, &bypass) == 2)
+			sf_tab_get(id, true)->bypass = bypass;
+	}
+	free(copy);
+	return 0;
+}
+
+/* ------------------------------------------------------------ explain */
+
+static void fmt_time(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+static void fmt_delta(time_t d, char *buf, size_t len)
+{
+	if (d < 0)
+		d = 0;
+	if (d >= 86400)
+		snprintf(buf, len, "%ldd%02ldh%02ldm", (long)(d / 86400),
+			 (long)(d % 86400 / 3600), (long)(d % 3600 / 60));
+	else
+		snprintf(buf, len, "%ldh%02ldm%02lds", (long)(d / 3600),
+			 (long)(d % 3600 / 60), (long)(d % 60));
+}
+
+static bool visible_to(const job_record_t *job, uid_t uid)
+{
+	if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS))
+		return true;
+	return job->user_id == uid || validate_operator(uid);
+}
+
+static void add(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(char **out, const char *fmt, ...)
+{
+	va_list ap;
+	char line[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	xstrcat(*out, line);
+}
+
+static void explain_reason(char **out, const struct sf_jobinfo *e)
+{
+	const char *why = fw_plan_reason_str((enum fw_plan_reason)e->reason);
+
+	if (e->reason == FW_REASON_RESERVED && e->blocker_job)
+		add(out, "  Why not now: the nodes it needs are reserved for higher-priority job %u\n",
+		    e->blocker_job);
+	else if (e->reason == FW_REASON_LICENSE && e->blocker_lic >= 0 &&
+		 sf.lic_names)
+		add(out, "  Why not now: license %s is in use\n",
+		    sf.lic_names[e->blocker_lic]);
+	else if (e->reason != FW_REASON_NONE)
+		add(out, "  Why not now: %s\n", why);
+}
+
+static void explain_protection(char **out, const job_record_t *job,
+			       const struct sf_jobinfo *e)
+{
+	const struct fw_plan_conf *pc = sf.conf ? sf.conf->plan : NULL;
+	time_t now = time(NULL);
+	time_t elig = job->details ? job->details->begin_time : 0;
+
+	if (e->is_protected) {
+		add(out, "  Protection: holds a reservation; no lower-priority job may delay it\n");
+		return;
+	}
+	if (!pc)
+		return;
+	if (pc->bf_min_prio_reserve && e->priority < pc->bf_min_prio_reserve)
+		add(out, "  Protection: none yet - priority %u is below bf_min_prio_reserve=%u, so backfill may delay it\n",
+		    e->priority, pc->bf_min_prio_reserve);
+	if (pc->bf_min_age_reserve && elig && now - elig < pc->bf_min_age_reserve)
+		add(out, "  Protection: none yet - eligible for %lds, less than bf_min_age_reserve=%lds\n",
+		    (long)(now - elig), (long)pc->bf_min_age_reserve);
+	if (e->kind == FW_PLAN_ESTIMATED &&
+	    !(pc->bf_min_prio_reserve && e->priority < pc->bf_min_prio_reserve) &&
+	    !(pc->bf_min_age_reserve && elig && now - elig < pc->bf_min_age_reserve))
+		add(out, "  Protection: none - beyond the reservation depth (ReservationDepth)\n");
+}
+
+char *sf_explain(uint32_t job_id, uid_t uid)
+{
+	job_record_t *job = find_job_record(job_id);
+	struct sf_jobinfo *e;
+	char *out = NULL, t1[64], t2[64], dt[64];
+	time_t now = time(NULL);
+
+	if (!job || !visible_to(job, uid)) {
+		char *r;
+
+		add(&out, "job %u: no such job (or not visible to you)\n", job_id);
+		r = strdup(out);
+		xfree(out);
+		return r;
+	}
+	pthread_mutex_lock(&sf.tab_mu);
+	e = sf_tab_get(job_id, false);
+	if (!IS_JOB_PENDING(job)) {
+		add(&out, "Job %u is %s", job_id, job_state_string(job->job_state));
+		if (job->start_time && job->nodes) {
+			fmt_time(job->start_time, t1, sizeof(t1));
+			add(&out, " since %s on %s", t1, job->nodes);
+		}
+		add(&out, "\n");
+	} else if (!e || !e->decided) {
+		add(&out, "Job %u is pending; Fairway has not planned it yet (reason: %s)\n",
+		    job_id, job_reason_string(job->state_reason));
+	} else {
+		add(&out, "Job %u: pending in partition %s with priority %u (plan of %lds ago)\n",
+		    job_id, e->partition ? e->partition : "?", e->priority,
+		    (long)(now - e->decided));
+		if (e->kind == FW_PLAN_RESERVED || e->kind == FW_PLAN_ESTIMATED) {
+			fmt_time(e->start, t1, sizeof(t1));
+			fmt_delta(e->start - now, dt, sizeof(dt));
+			add(&out, "  Expected start: %s (in %s)%s%s%s\n", t1, dt,
+			    e->nodes ? " on " : "", e->nodes ? e->nodes : "",
+			    e->kind == FW_PLAN_ESTIMATED ? " [estimate]" : "");
+			if (e->end) {
+				fmt_time(e->end, t2, sizeof(t2));
+				add(&out, "  Expected end:   %s (time limit)\n", t2);
+			}
+		} else if (e->kind == FW_PLAN_NOT_IN_WINDOW) {
+			add(&out, "  Expected start: not within the planning window (bf_window)\n");
+		} else if (e->kind == FW_PLAN_NOT_RUNNABLE) {
+			add(&out, "  Expected start: never as the cluster is defined\n");
+		} else {
+			add(&out, "  Plan: %s\n", fw_plan_kind_str((enum fw_plan_kind)e->kind));
+		}
+		explain_reason(&out, e);
+		explain_protection(&out, job, e);
+		if (e->across_islands)
+			add(&out, "  Placement: spans several islands (no single island can take it)\n");
+	}
+	if (e && e->bypass)
+		add(&out, "  Bypassed by lower-priority jobs: %u time%s\n", e->bypass,
+		    e->bypass == 1 ? "" : "s");
+	pthread_mutex_unlock(&sf.tab_mu);
+	{
+		/* the request server frees with free(), not xfree() */
+		char *r = strdup(out);
+
+		xfree(out);
+		return r;
+	}
+}
