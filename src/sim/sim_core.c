@@ -17,6 +17,7 @@
 
 #include "fw_accrue.h"
 #include "fw_bitset.h"
+#include "fw_config.h"
 #include "fw_fairshare.h"
 #include "fw_plan.h"
 #include "fw_prio.h"
@@ -45,7 +46,8 @@ struct sim_core {
 	const struct sim_cluster *c;
 	const struct sim_assocs *a;
 	enum sim_policy policy;
-	struct fw_prio_conf *prio;
+	struct fw_config *cfg;    /* the plugins' configuration dispatcher */
+	struct fw_prio_conf *prio; /* = cfg->prio, ... */
 	struct fw_fs_conf *fs;
 	struct fw_plan_conf *plan;
 	struct fw_cluster *cl;
@@ -90,105 +92,44 @@ struct sim_core *sim_core_new(const struct sim_cluster *c,
 	k->c = c;
 	k->a = assocs;
 	k->policy = policy;
-	k->prio = fw_prio_conf_new();
-	k->fs = fw_fs_conf_new();
-	k->plan = fw_plan_conf_new();
+	k->cfg = fw_config_new();
+	k->prio = k->cfg->prio;
+	k->fs = k->cfg->fs;
+	k->plan = k->cfg->plan;
 	sim_idmap_init(&k->users);
 	sim_idmap_init(&k->accounts);
 	sim_strtab_init(&k->str);
-	/* Every slurm.conf key goes to every module; most are nobody's. */
+	/* Every slurm.conf key goes to the dispatcher; most are nobody's. */
 	for (size_t i = 0; i < c->nkeys; i++) {
 		const struct sim_conf_key *ck = &c->key[i];
 		struct fw_err e;
-		int r[3];
 
 		fw_err_clear(&e);
-		r[0] = fw_prio_conf_slurm(k->prio, ck->key, ck->value, &e);
-		if (r[0] != FW_CONF_ERR)
-			r[1] = fw_fs_conf_slurm(k->fs, ck->key, ck->value, &e);
-		if (r[0] != FW_CONF_ERR && r[1] != FW_CONF_ERR)
-			r[2] = fw_plan_conf_slurm(k->plan, ck->key, ck->value, &e);
-		if (r[0] == FW_CONF_ERR || r[1] == FW_CONF_ERR ||
-		    r[2] == FW_CONF_ERR) {
-			if (!e.key[0])
-				fw_err_set(&e, NULL, 0, ck->key, ck->value, "%s",
-					   e.msg[0] ? e.msg : "bad value");
-			fw_err_locate(&e, ck->file, ck->lineno);
-			if (err)
-				*err = e;
-			sim_core_free(k);
-			return NULL;
-		}
+		if (fw_config_slurm(k->cfg, ck->key, ck->value, &e) != FW_CONF_ERR)
+			continue;
+		if (!e.key[0])
+			fw_err_set(&e, NULL, 0, ck->key, ck->value, "%s",
+				   e.msg[0] ? e.msg : "bad value");
+		fw_err_locate(&e, ck->file, ck->lineno);
+		if (err)
+			*err = e;
+		sim_core_free(k);
+		return NULL;
 	}
 	return k;
-}
-
-struct fwconf_ctx {
-	struct sim_core *k;
-	const char *name;
-	struct fw_err *err;
-};
-
-/* One fairway.conf line, offered to every module like the plugins do. */
-static int fwconf_line(void *ctx, const char *line, int lineno)
-{
-	struct fwconf_ctx *x = ctx;
-	struct sim_core *k = x->k;
-	struct fw_kv kv;
-	bool used[FW_KV_MAX] = { false };
-	int rc = 0;
-
-	if (fw_kv_parse(line, &kv, x->err)) {
-		fw_err_locate(x->err, x->name, lineno);
-		return -1;
-	}
-	if (kv.n == 0) {
-		fw_kv_free(&kv);
-		return 0;
-	}
-	if (fw_prio_conf_line(k->prio, &kv, used, x->err) == FW_CONF_ERR ||
-	    fw_fs_conf_line(k->fs, &kv, used, x->err) == FW_CONF_ERR ||
-	    fw_plan_conf_line(k->plan, &kv, used, x->err) == FW_CONF_ERR)
-		rc = -1;
-	for (int i = 0; i < kv.n && !rc; i++)
-		if (!used[i])
-			rc = fw_err_set(x->err, NULL, 0, kv.key[i], kv.val[i],
-					"%s", i ? "unknown attribute for this line"
-						: "unknown key");
-	if (rc)
-		fw_err_locate(x->err, x->name, lineno);
-	fw_kv_free(&kv);
-	return rc;
 }
 
 int sim_core_read_fairway_conf_mem(struct sim_core *k, const char *name,
 				   const char *buf, size_t len,
 				   struct fw_err *err)
 {
-	struct fw_err e;
-	struct fwconf_ctx x = { k, name, &e };
-
-	fw_err_clear(&e);
-	if (fw_read_lines_mem(buf, len, fwconf_line, &x)) {
-		if (err)
-			*err = e;
-		return -1;
-	}
-	return 0;
+	return fw_config_load_buf(k->cfg, name, buf, len, err);
 }
 
 int sim_core_read_fairway_conf(struct sim_core *k, const char *path,
 			       struct fw_err *err)
 {
-	size_t len;
-	char *buf = sim_slurp(path, &len, err);
-	int rc;
-
-	if (!buf)
-		return -1;
-	rc = sim_core_read_fairway_conf_mem(k, path, buf, len, err);
-	free(buf);
-	return rc;
+	return fw_config_load_file(k->cfg, path, err);
 }
 
 /* The policy's planner settings replace the configuration's. */
@@ -299,9 +240,7 @@ int sim_core_finish(struct sim_core *k, struct fw_err *err)
 {
 	fw_err_clear(err);
 	if (fw_prio_bind_tres(k->prio, tres_names, NTRES, err) != 0 ||
-	    fw_prio_conf_finish(k->prio, err) != 0 ||
-	    fw_fs_conf_finish(k->fs, err) != 0 ||
-	    fw_plan_conf_finish(k->plan, err) != 0)
+	    fw_config_finish(k->cfg, err) != 0)
 		return -1;
 	apply_policy(k);
 	if (build_cluster(k, err))
@@ -324,9 +263,7 @@ void sim_core_free(struct sim_core *k)
 {
 	if (!k)
 		return;
-	fw_prio_conf_free(k->prio);
-	fw_fs_conf_free(k->fs);
-	fw_plan_conf_free(k->plan);
+	fw_config_free(k->cfg);
 	if (k->cl)
 		fw_cluster_free(k->cl);
 	if (k->tree)

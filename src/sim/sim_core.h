@@ -8,10 +8,10 @@
  * the simulator's cluster, associations and jobs, so the simulator's
  * decisions are the plugins' decisions.
  *
- * Configuration: every slurm.conf key the simulator does not interpret
- * itself is offered to each module's fw_<m>_conf_slurm(); fairway.conf
- * lines are tokenized and offered to each module's fw_<m>_conf_line(); a
- * pair no module consumed is an error, as in the plugins.
+ * Configuration goes through the plugins' dispatcher (fw_config.h): every
+ * slurm.conf key the simulator does not interpret itself is offered to
+ * fw_config_slurm(), fairway.conf is read by fw_config_load_file(), so a
+ * configuration the simulator accepts is one the plugins accept.
  */
 #ifndef SIM_CORE_H
 #define SIM_CORE_H
