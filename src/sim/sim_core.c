@@ -60,6 +60,11 @@ struct sim_core {
 	double max_part_prio, max_qos_prio, max_assoc_prio;
 	struct sim_idmap users, accounts;
 	struct sim_strtab str;
+	/* A user's first association in the fair-share tree: the account of
+	   jobs that name none (Slurm's default account). */
+	struct sim_idmap user_ids;
+	const char **user_acct;
+	size_t nuser_acct;
 	/* scratch arrays reused by every pass */
 	struct fw_prio_job *pj;
 	uint32_t *prio_out;
@@ -98,6 +103,7 @@ struct sim_core *sim_core_new(const struct sim_cluster *c,
 	k->plan = k->cfg->plan;
 	sim_idmap_init(&k->users);
 	sim_idmap_init(&k->accounts);
+	sim_idmap_init(&k->user_ids);
 	sim_strtab_init(&k->str);
 	/* Every slurm.conf key goes to the dispatcher; most are nobody's. */
 	for (size_t i = 0; i < c->nkeys; i++) {
@@ -236,6 +242,38 @@ static int build_tree_from_dump(struct sim_core *k, struct fw_err *err)
 	return 0;
 }
 
+/* Users' first associations in the tree (dump order, then fairway.conf). */
+static void index_default_accounts(struct sim_core *k)
+{
+	size_t nn = fw_fs_node_count(k->tree);
+
+	for (size_t i = 0; i < nn; i++) {
+		struct fw_fs_values v;
+
+		if (fw_fs_node_values(k->tree, (int)i, &v) || !v.is_user)
+			continue;
+		const char *u = sim_intern(&k->str, v.name);
+		uint32_t id = sim_idmap_get(&k->user_ids, u);
+		if (id < k->nuser_acct)
+			continue; /* not the user's first association */
+		k->user_acct = fw_xrealloc(k->user_acct, (id + 1) * sizeof(char *));
+		while (k->nuser_acct <= id)
+			k->user_acct[k->nuser_acct++] = NULL;
+		k->user_acct[id] = sim_intern(&k->str, v.account);
+	}
+}
+
+static const char *tree_default_account(struct sim_core *k, const char *user)
+{
+	const char *u = sim_strtab_find(&k->str, user);
+	uint32_t id;
+
+	if (!u)
+		return NULL;
+	id = sim_idmap_get(&k->user_ids, u);
+	return id < k->nuser_acct ? k->user_acct[id] : NULL;
+}
+
 int sim_core_finish(struct sim_core *k, struct fw_err *err)
 {
 	fw_err_clear(err);
@@ -254,6 +292,7 @@ int sim_core_finish(struct sim_core *k, struct fw_err *err)
 	if (!k->fs->capacity_set)
 		fw_fs_set_capacity(k->tree, (double)k->c->total_cpus);
 	fw_fs_compute(k->tree);
+	index_default_accounts(k);
 	k->accrue = fw_accrue_new(k->prio);
 	k->finished = true;
 	return 0;
@@ -275,6 +314,8 @@ void sim_core_free(struct sim_core *k)
 	free(k->part_min_cpus);
 	sim_idmap_free(&k->users);
 	sim_idmap_free(&k->accounts);
+	sim_idmap_free(&k->user_ids);
+	free(k->user_acct);
 	sim_strtab_free(&k->str);
 	free(k->pj);
 	free(k->prio_out);
@@ -462,9 +503,12 @@ int sim_core_bind(struct sim_core *k, struct sim_rjob *j,
 	*defaulted = false;
 	if (bind_partition(k, j, reason, defaulted))
 		return 1;
+	/* No account: the user's DefaultAccount, else first association. */
 	j->account = j->tj->account;
 	if (!j->account && k->a)
 		j->account = sim_assocs_default_account(k->a, j->tj->user);
+	if (!j->account && j->tj->user)
+		j->account = tree_default_account(k, j->tj->user);
 	if (bind_sizes(k, j, reason) ||
 	    bind_limit(&k->c->part[j->part], j, reason))
 		return 1;
