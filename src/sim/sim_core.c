@@ -859,6 +859,13 @@ void sim_core_job_end(struct sim_core *k, fw_time_t now, struct sim_rjob *j)
 
 /* --------------------------------------------------------------- explain */
 
+/* fifo and serial have no backfill pass: explain with the main pass. */
+static bool main_only(const struct sim_core *k)
+{
+	return k->policy == SIM_POLICY_FIFO || k->policy == SIM_POLICY_SERIAL ||
+	       k->plan->bf_interval <= 0;
+}
+
 /* Running jobs holding nodes the job is planned on (or could use). */
 static void explain_holders(struct sim_core *k, const struct fw_plan_decision *d,
 			    struct sim_rjob *j, struct sim_rjob **running,
@@ -903,8 +910,8 @@ static void explain_plan(struct sim_core *k, const struct fw_plan_decision *d,
 	uint32_t nn = bitset_nodes(k, d->nodes);
 
 	sim_hostlist_compress(k->c, k->nodes_tmp, nn, &b);
-	fprintf(out, "plan (%s pass at this time): %s\n", "backfill",
-		fw_plan_kind_str(d->kind));
+	fprintf(out, "plan (%s pass at this time): %s\n",
+		main_only(k) ? "main" : "backfill", fw_plan_kind_str(d->kind));
 	if (d->kind == FW_PLAN_START_NOW)
 		fprintf(out, "  it would start now on %s (at the next scheduling pass)\n",
 			b.s ? b.s : "");
@@ -964,7 +971,8 @@ int sim_core_explain(struct sim_core *k, fw_time_t now, struct sim_rjob *j,
 		return 0;
 	}
 
-	/* A backfill pass that starts nothing: the planner's record. */
+	/* A pass that starts nothing: the planner's record. */
+	enum fw_plan_pass fp = main_only(k) ? FW_PASS_MAIN : FW_PASS_BACKFILL;
 	size_t n = plan_queue(k, now, pending, np);
 	struct fw_plan *p = plan_with_running(k, now, running, nr, err);
 	int rc = p ? 0 : -1;
@@ -972,8 +980,7 @@ int sim_core_explain(struct sim_core *k, fw_time_t now, struct sim_rjob *j,
 		struct fw_plan_decision d;
 		struct sim_rjob *x = k->plan_rj[k->order[qi]];
 
-		rc = fw_plan_decide(p, &k->planj[k->order[qi]], FW_PASS_BACKFILL,
-				    &d, err);
+		rc = fw_plan_decide(p, &k->planj[k->order[qi]], fp, &d, err);
 		if (rc)
 			break;
 		if (d.seq < k->cap)

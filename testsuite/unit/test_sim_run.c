@@ -383,6 +383,82 @@ START_TEST(config_errors_are_located)
 }
 END_TEST
 
+
+/* A job without an account runs under the user's first association. */
+START_TEST(default_account_from_the_tree)
+{
+	static const char fw[] =
+		"Account=chem Parent=root Shares=1\n"
+		"Account=bio Parent=root Shares=1\n"
+		"User=ann Account=bio Shares=1\n"
+		"User=ann Account=chem Shares=1\n";
+	static const char jobs[] =
+		"id,submit,user,nodes,time_limit,run_time\n"
+		"1,1704067200,ann,1,1:00:00,1:00:00\n"
+		"2,1704067200,zed,1,1:00:00,1:00:00\n";
+	struct sim_options o = { .policy = SIM_POLICY_EASY };
+	struct run x;
+	struct fw_err e;
+
+	ck_assert_int_eq(run_case(&x, primer_conf, fw, jobs, &o, &e), 0);
+	ck_assert_str_eq(job(&x, 1)->account, "bio");
+	ck_assert_ptr_null(job(&x, 2)->account); /* unknown user: none */
+	/* ann's hour on one node of 4 CPUs is bio's usage: 4 * 3600 */
+	for (size_t i = 0; i < x.r.nshares; i++)
+		if (!strcmp(x.r.share[i].account, "bio"))
+			ck_assert_double_eq_tol(x.r.share[i].usage, 4 * 3600.0, 1e-9);
+	run_free(&x);
+}
+END_TEST
+
+/*
+ * SWF dependencies: job 2 follows job 1 (field 17) after 100 s of think
+ * time (field 18): submitted at 1's end (0 + 50) + 100 = 150.
+ */
+START_TEST(swf_dependencies)
+{
+	static const char swf[] =
+		"; UnixStartTime: 1704067200\n"
+		"1 0 -1 50 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"2 10 -1 20 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 1 100\n";
+	struct sim_options o = { .policy = SIM_POLICY_EASY,
+				 .swf_dependencies = true };
+	struct sim_read_opts ro = { .cpus_per_node = 4 };
+	struct run x;
+	struct fw_err e;
+
+	memset(&x, 0, sizeof(x));
+	sim_cluster_init(&x.c);
+	sim_assocs_init(&x.a);
+	sim_trace_init(&x.t);
+	ck_assert_int_eq(sim_read_slurm_conf_mem(&x.c, "s", primer_conf,
+						 strlen(primer_conf), &e), 0);
+	ck_assert_int_eq(sim_cluster_finish(&x.c, &e), 0);
+	ck_assert_int_eq(sim_read_swf_mem(&x.t, "w.swf", swf, strlen(swf), &ro, &e), 0);
+	x.k = sim_core_new(&x.c, NULL, o.policy, &e);
+	ck_assert_ptr_nonnull(x.k);
+	ck_assert_int_eq(sim_core_finish(x.k, &e), 0);
+	ck_assert_int_eq(sim_run(&x.t, &x.c, x.k, &o, &x.r, &e), 0);
+	ck_assert_int_eq(job(&x, 1)->end, T0 + 50);
+	ck_assert_int_eq(job(&x, 2)->submit, T0 + 150);
+	ck_assert_int_eq(job(&x, 2)->start, T0 + 150);
+	run_free(&x);
+	/* without the option job 2 starts at its own submit time, 10 s */
+	o.swf_dependencies = false;
+	sim_cluster_init(&x.c);
+	sim_assocs_init(&x.a);
+	sim_trace_init(&x.t);
+	sim_read_slurm_conf_mem(&x.c, "s", primer_conf, strlen(primer_conf), &e);
+	sim_cluster_finish(&x.c, &e);
+	sim_read_swf_mem(&x.t, "w.swf", swf, strlen(swf), &ro, &e);
+	x.k = sim_core_new(&x.c, NULL, o.policy, &e);
+	sim_core_finish(x.k, &e);
+	ck_assert_int_eq(sim_run(&x.t, &x.c, x.k, &o, &x.r, &e), 0);
+	ck_assert_int_eq(job(&x, 2)->start, T0 + 10);
+	run_free(&x);
+}
+END_TEST
+
 static Suite *run_suite(void)
 {
 	Suite *s = suite_create("sim_run");
@@ -398,6 +474,8 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, jack_and_jill);
 	tcase_add_test(tc, explain_names_the_blocker);
 	tcase_add_test(tc, config_errors_are_located);
+	tcase_add_test(tc, default_account_from_the_tree);
+	tcase_add_test(tc, swf_dependencies);
 	suite_add_tcase(s, tc);
 	return s;
 }
