@@ -347,7 +347,8 @@ int32_t fw_plan_add_resv(struct fw_plan *p, const char *name,
 			 fw_time_t end, struct fw_err *err);
 
 /*
- * Decide one job.  Jobs must come in fw_plan_job_cmp order (checked).
+ * Decide one job.  Jobs must come in fw_plan_job_cmp order (checked), so a
+ * plan serves one pass: build a new plan (cheap) for each pass.
  * After START_NOW the next call must be fw_plan_started() or
  * fw_plan_start_failed(), and `job` must stay valid until then.
  * Returns 0, or -1 with err set for invalid input (bad index, wrong
