@@ -233,10 +233,14 @@ struct fw_plan_job {
 	uint32_t account;	/* adapter's account id, for bf_max_job_assoc */
 	const struct fw_bitset *req_nodes;	/* NULL or nodes it must get */
 	const struct fw_bitset *exc_nodes;	/* NULL or nodes it must avoid */
-	int32_t resv;		/* advanced reservation index or -1 */
+	int32_t resv;		/* advanced reservation index or -1 (0 is a
+				   reservation: start from fw_plan_job_init) */
 	uint32_t prio_reserve;	/* per-job threshold (QOS MinPrioThreshold);
 				   0 = bf_min_prio_reserve */
 };
+
+/* All fields zero/NULL except resv = -1 (no reservation). */
+void fw_plan_job_init(struct fw_plan_job *j);
 
 /*
  * Slurm's queue order (sort_job_queue2): jobs in an advanced reservation
