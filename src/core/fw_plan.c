@@ -403,6 +403,12 @@ const char *fw_plan_kind_str(enum fw_plan_kind k)
 /* Queue order                                                         */
 /* ------------------------------------------------------------------ */
 
+void fw_plan_job_init(struct fw_plan_job *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->resv = -1;
+}
+
 static void job_key(const struct fw_cluster *cl, const struct fw_plan_job *j,
 		    struct order_key *k)
 {

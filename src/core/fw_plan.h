@@ -233,10 +233,14 @@ struct fw_plan_job {
 	uint32_t account;	/* adapter's account id, for bf_max_job_assoc */
 	const struct fw_bitset *req_nodes;	/* NULL or nodes it must get */
 	const struct fw_bitset *exc_nodes;	/* NULL or nodes it must avoid */
-	int32_t resv;		/* advanced reservation index or -1 */
+	int32_t resv;		/* advanced reservation index or -1 (0 is a
+				   reservation: start from fw_plan_job_init) */
 	uint32_t prio_reserve;	/* per-job threshold (QOS MinPrioThreshold);
 				   0 = bf_min_prio_reserve */
 };
+
+/* All fields zero/NULL except resv = -1 (no reservation). */
+void fw_plan_job_init(struct fw_plan_job *j);
 
 /*
  * Slurm's queue order (sort_job_queue2): jobs in an advanced reservation
@@ -347,7 +351,8 @@ int32_t fw_plan_add_resv(struct fw_plan *p, const char *name,
 			 fw_time_t end, struct fw_err *err);
 
 /*
- * Decide one job.  Jobs must come in fw_plan_job_cmp order (checked).
+ * Decide one job.  Jobs must come in fw_plan_job_cmp order (checked), so a
+ * plan serves one pass: build a new plan (cheap) for each pass.
  * After START_NOW the next call must be fw_plan_started() or
  * fw_plan_start_failed(), and `job` must stay valid until then.
  * Returns 0, or -1 with err set for invalid input (bad index, wrong

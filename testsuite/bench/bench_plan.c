@@ -141,6 +141,7 @@ static void make_world(struct world *w, uint32_t nnodes, size_t njobs,
 		struct fw_plan_job *j = &w->jobs[k];
 		bool gpu = rnd(&r, 20) == 0;
 
+		fw_plan_job_init(j);
 		j->id = (uint32_t)k + 1;
 		j->priority = 1000 + rnd(&r, 100000);
 		j->submit = NOW - rnd(&r, 86400);
@@ -152,7 +153,6 @@ static void make_world(struct world *w, uint32_t nnodes, size_t njobs,
 		j->cpus_per_node = 1 + rnd(&r, 64);
 		j->time_limit = 60 * (int64_t)(10 + rnd(&r, 111));
 		j->uid = rnd(&r, 500);
-		j->resv = -1;
 		if (rnd(&r, 50) == 0) {
 			j->lics = &lic1;
 			j->nlics = 1;

@@ -1314,6 +1314,7 @@ START_TEST(sort_order_is_slurms)
 	j[3].submit = 10;			/* same as 10's submit: lower id */
 	j[4] = tp_job(13, 1, 0, 1, H);
 	j[4].resv = 0;				/* in a reservation: first */
+	ck_assert_int_eq(j[0].resv, -1);	/* fw_plan_job_init: none */
 	fw_plan_sort_index(cl, j, 5, order);
 	ck_assert_uint_eq(j[order[0]].id, 13);
 	ck_assert_uint_eq(j[order[1]].id, 11);

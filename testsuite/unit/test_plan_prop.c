@@ -60,10 +60,13 @@ struct scenario {
 
 static const struct fw_plan_lic one_lic = { 0, 1 };
 
-static void scenario_build(struct scenario *sc, uint64_t seed, bool islands)
+/* Small clusters (12-24 nodes, one word per node set) or large ones
+ * (130-300 nodes, several words: sparse ranges, column-wise checks). */
+static void scenario_build(struct scenario *sc, uint64_t seed, bool islands,
+			   bool large)
 {
 	struct rng r = { seed };
-	uint32_t n = 12 + rnd(&r, 13);
+	uint32_t n = large ? 130 + rnd(&r, 171) : 12 + rnd(&r, 13);
 	struct fw_bitset *used;
 	char ranges[64];
 
@@ -94,7 +97,7 @@ static void scenario_build(struct scenario *sc, uint64_t seed, bool islands)
 	/* running jobs on disjoint nodes */
 	used = fw_bitset_new(n);
 	for (int k = 0; k < MAXR && sc->nrun < (int)n / 3; k++) {
-		uint32_t first = rnd(&r, n), cnt = 1 + rnd(&r, 3);
+		uint32_t first = rnd(&r, n), cnt = 1 + rnd(&r, large ? 24 : 3);
 		struct running *rj = &sc->run[sc->nrun];
 
 		rj->nodes = fw_bitset_new(n);
@@ -129,7 +132,8 @@ static void scenario_build(struct scenario *sc, uint64_t seed, bool islands)
 		struct fw_plan_job *j = &sc->jobs[k];
 
 		*j = tp_job((uint32_t)k + 1, 1 + rnd(&r, 1000), (int32_t)rnd(&r, 2),
-			    1 + rnd(&r, n / 2), (int64_t)(10 + rnd(&r, 230)) * MIN);
+			    1 + rnd(&r, large && rnd(&r, 2) ? 4 : n / 2),
+			    (int64_t)(10 + rnd(&r, 230)) * MIN);
 		if (rnd(&r, 5) == 0) {
 			j->lics = &one_lic;
 			j->nlics = 1;
@@ -190,7 +194,7 @@ static void check_protection(uint64_t seed, bool islands, struct tally *t)
 	int map[MAXJ], nrest = 0, nstarted = 0;
 	struct running started[MAXJ] = { { 0 } };
 
-	scenario_build(&sc, seed, islands);
+	scenario_build(&sc, seed, islands, seed % 3 == 0);
 	plan_with(&sc, sc.jobs, sc.njobs, NULL, 0, r1);
 	for (int k = 0; k < sc.njobs; k++) {
 		if (r1[k].kind == FW_PLAN_START_NOW) {
@@ -241,7 +245,7 @@ static void check_independence(uint64_t seed)
 	struct fw_plan_result r1[MAXJ], r2[MAXJ];
 	struct fw_plan_job q[MAXJ];
 
-	scenario_build(&sc, seed, true);
+	scenario_build(&sc, seed, true, false);
 	plan_with(&sc, sc.jobs, sc.njobs, NULL, 0, r1);
 	for (int l = 0; l < sc.njobs; l++) {
 		int nq = 0;
@@ -302,9 +306,14 @@ static bool oracle_fits(const struct scenario *sc, const struct occ *o, int no,
 	int64_t res = sc->conf->bf_resolution;
 	int32_t W = (int32_t)(sc->conf->bf_window / res), ra = 0, rb = 0;
 	uint32_t cnt = 0;
+	struct fw_bitset *busy = fw_bitset_new(cl->nnodes);
 
 	if (sc->resv)
 		oracle_resv(sc, res, W, &ra, &rb);
+	/* every node of an occupation overlapping [a, b) is busy */
+	for (int k = 0; k < no; k++)
+		if (overlaps(a, b, o[k].a, o[k].b))
+			fw_bitset_or(busy, o[k].nodes);
 	for (uint32_t i = 0; i < cl->nnodes; i++) {
 		bool ok = fw_bitset_test(cl->parts[j->part].nodes, i) &&
 			  cl->nodes[i].cpus >= j->cpus_per_node &&
@@ -315,14 +324,15 @@ static bool oracle_fits(const struct scenario *sc, const struct occ *o, int no,
 		else if (sc->resv && fw_bitset_test(sc->resv, i) &&
 			 overlaps(a, b, ra, rb))
 			ok = false;
-		for (int k = 0; ok && k < no; k++)
-			if (fw_bitset_test(o[k].nodes, i) &&
-			    overlaps(a, b, o[k].a, o[k].b))
-				ok = false;
-		if (chosen && fw_bitset_test(chosen, i) && !ok)
+		if (fw_bitset_test(busy, i))
+			ok = false;
+		if (chosen && fw_bitset_test(chosen, i) && !ok) {
+			fw_bitset_free(busy);
 			return false;
+		}
 		cnt += ok;
 	}
+	fw_bitset_free(busy);
 	if (cnt < j->nodes_min)
 		return false;
 	if (j->nlics) {
@@ -344,7 +354,7 @@ static bool oracle_fits(const struct scenario *sc, const struct occ *o, int no,
 }
 
 /* Returns how many jobs inside the reservation got a start. */
-static int check_oracle(uint64_t seed)
+static int check_oracle(uint64_t seed, bool large)
 {
 	int in_resv = 0;
 	struct scenario sc;
@@ -355,7 +365,7 @@ static int check_oracle(uint64_t seed)
 	int64_t res;
 	int32_t W;
 
-	scenario_build(&sc, seed, false);
+	scenario_build(&sc, seed, false, large);
 	res = sc.conf->bf_resolution;
 	W = (int32_t)(sc.conf->bf_window / res);
 	plan_with(&sc, sc.jobs, sc.njobs, NULL, 0, r);
@@ -466,7 +476,9 @@ START_TEST(search_matches_brute_force)
 	int in_resv = 0;
 
 	for (uint64_t seed = 1; seed <= 150; seed++)
-		in_resv += check_oracle(seed + 77);
+		in_resv += check_oracle(seed + 77, false);
+	for (uint64_t seed = 1; seed <= 40; seed++)
+		in_resv += check_oracle(seed + 5000, true);
 	/* the reservation path (free view) was exercised */
 	ck_assert_int_gt(in_resv, 20);
 }

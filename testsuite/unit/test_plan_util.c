@@ -84,7 +84,7 @@ struct fw_plan_job tp_job(uint32_t id, uint32_t prio, int32_t part,
 {
 	struct fw_plan_job j;
 
-	memset(&j, 0, sizeof(j));
+	fw_plan_job_init(&j);
 	j.id = id;
 	j.priority = prio;
 	j.submit = id;
@@ -92,7 +92,6 @@ struct fw_plan_job tp_job(uint32_t id, uint32_t prio, int32_t part,
 	j.part = part;
 	j.nodes_min = nodes;
 	j.time_limit = secs;
-	j.resv = -1;
 	j.uid = 1000;
 	return j;
 }

@@ -246,7 +246,7 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	uint32_t nodes = d && d->min_nodes ? d->min_nodes : 1;
 	uint64_t mem;
 
-	memset(fj, 0, sizeof(*fj));
+	fw_plan_job_init(fj);
 	fj->id = job->job_id;
 	fj->priority = e->rec->priority;
 	fj->submit = d ? d->submit_time : 0;
