@@ -743,7 +743,7 @@ static size_t plan_queue(struct sim_core *k, fw_time_t now,
 
 		if (j->eligible > now || cj->part_down)
 			continue;
-		memset(q, 0, sizeof(*q));
+		fw_plan_job_init(q);
 		q->id = j->tj->id;
 		q->priority = j->priority;
 		q->submit = j->submit;
@@ -758,7 +758,6 @@ static size_t plan_queue(struct sim_core *k, fw_time_t now,
 		q->nlics = cj->nlic;
 		q->uid = cj->pj.uid;
 		q->account = cj->pj.account_id;
-		q->resv = -1;
 		k->plan_rj[n] = j;
 		n++;
 	}
