@@ -23,6 +23,17 @@ done
 grep -q '^126,mendle,bio-epi,batch,,done,1704067200,1704067200,1704078000,1704092400,' \
 	"$OUT/easy/jobs.csv" || fail "job 126 line"
 
+# the same mix from sacct (job 127 never started: skipped) and SWF: same run
+"$SIM" -q --slurm-conf "$S/slurm.conf" --sacct "$S/jobs.sacct" --policy easy \
+	--out-dir "$OUT/sacct" || fail "sacct run"
+grep -q '"makespan_s": 25200,' "$OUT/sacct/summary.json" || fail "sacct makespan"
+grep -q '"trace_jobs_never_started": 1,' "$OUT/sacct/summary.json" || fail "sacct skipped count"
+"$SIM" -q --slurm-conf "$S/slurm.conf" --swf "$S/jobs.swf" --policy easy \
+	--out-dir "$OUT/swf" || fail "swf run"
+grep -q '"makespan_s": 25200,' "$OUT/swf/summary.json" || fail "swf makespan"
+grep -q '^126,u3,g3,batch,,done,1704067200,1704067200,1704078000,1704092400,' \
+	"$OUT/swf/jobs.csv" || fail "swf job 126 line"
+
 # --explain at +2h30m: 126 waits for 125 (node1 until 3h)
 "$SIM" -q --slurm-conf "$S/slurm.conf" --csv "$S/jobs.csv" --policy easy \
 	--out-dir "$OUT/x" --explain 126 --at +150m > "$OUT/explain.txt" || fail "explain run"
