@@ -1026,9 +1026,12 @@ void sim_core_shares(struct sim_core *k, struct sim_rjob *jobs, size_t n,
 				    : target[p] * v[i].shares_raw / sum[p];
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].usage <= 0)
+			continue;
+		/* Charged jobs were resolved at submit: this finds, never adds. */
 		int node = fw_fs_resolve(k->tree, jobs[i].account ? jobs[i].account : "",
 					 jobs[i].tj->user ? jobs[i].tj->user : "");
-		if (jobs[i].usage <= 0 || node < 0 || (size_t)node >= nn)
+		if (node < 0 || (size_t)node >= nn)
 			continue;
 		total += jobs[i].usage;
 		for (int x = node; x >= 0; x = v[x].parent)

@@ -180,6 +180,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		return die_usage("%s", "give exactly one of --swf, --csv, --sacct");
 	if (c->sim.explain != (c->at != NULL))
 		return die_usage("%s", "--explain and --at go together");
+	if (c->format != SIM_TRACE_SWF &&
+	    (c->read.start_time_set || c->read.cpus_per_node ||
+	     c->sim.swf_dependencies))
+		return die_usage("%s", "--start-time, --swf-cpus-per-node and --swf-dependencies are for --swf traces");
 	return 0;
 }
 

@@ -55,4 +55,6 @@ grep -q '"trace_bad_lines_skipped": 1,' "$OUT/b/summary.json" || fail "skip coun
 "$SIM" --csv "$S/jobs.csv" 2>/dev/null; [ $? -eq 2 ] || fail "missing --slurm-conf"
 "$SIM" --slurm-conf "$S/slurm.conf" --csv "$S/jobs.csv" --policy lifo 2>/dev/null
 [ $? -eq 2 ] || fail "bad policy"
+"$SIM" --slurm-conf "$S/slurm.conf" --csv "$S/jobs.csv" --start-time 0 2>/dev/null
+[ $? -eq 2 ] || fail "--start-time with a CSV trace"
 echo "PASS: fairway-sim command line"
