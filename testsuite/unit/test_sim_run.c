@@ -212,6 +212,53 @@ START_TEST(backfill_uses_the_hole)
 }
 END_TEST
 
+
+/*
+ * Where EASY and conservative backfill part: 5 nodes, submitted in this
+ * order at 0:  A1 (1 node, 2 h), A2 (3 nodes, 10 h), B (5 nodes, 1 h),
+ * C (2 nodes, 8 h), D (1 node, 3 h).  A1 takes n1, A2 n2-n4; n5 is idle.
+ *   Both: B is protected at 10 h (all five nodes).
+ *   Conservative: C is protected too, at 2 h on n1 and n5 (ends at 10 h,
+ *     in time for B).  D cannot start on n5 now without delaying C: it
+ *     runs after B, 11-14 h.  Makespan 14 h.
+ *   EASY: only B is protected.  D starts now on n5 (ends at 3 h, before
+ *     B).  C then finds n1+n5 free only at 3 h, and 3 h + 8 h would delay
+ *     B, so C runs after B: 11-19 h.  Makespan 19 h.
+ */
+START_TEST(easy_and_conservative_differ)
+{
+	static const char conf[] =
+		"NodeName=n[1-5] CPUs=4\n"
+		"PartitionName=p Nodes=n[1-5] Default=YES MaxTime=1-0\n";
+	static const char jobs[] =
+		"id,submit,nodes,time_limit,run_time\n"
+		"1,1704067200,1,2:00:00,2:00:00\n"
+		"2,1704067200,3,10:00:00,10:00:00\n"
+		"3,1704067200,5,1:00:00,1:00:00\n"
+		"4,1704067200,2,8:00:00,8:00:00\n"
+		"5,1704067200,1,3:00:00,3:00:00\n";
+	struct sim_options o = { .policy = SIM_POLICY_CONSERVATIVE };
+	struct run x;
+	struct fw_err e;
+
+	ck_assert_int_eq(run_case(&x, conf, NULL, jobs, &o, &e), 0);
+	ck_assert_int_eq(job(&x, 3)->start, T0 + 10 * H);
+	ck_assert_int_eq(job(&x, 4)->start, T0 + 2 * H);
+	ck_assert_int_eq(job(&x, 5)->start, T0 + 11 * H);
+	ck_assert_int_eq(x.m.makespan, 14 * H);
+	run_free(&x);
+
+	o.policy = SIM_POLICY_EASY;
+	ck_assert_int_eq(run_case(&x, conf, NULL, jobs, &o, &e), 0);
+	ck_assert_int_eq(job(&x, 5)->start, T0);
+	ck_assert(job(&x, 5)->backfilled);
+	ck_assert_int_eq(job(&x, 3)->start, T0 + 10 * H);
+	ck_assert_int_eq(job(&x, 4)->start, T0 + 11 * H);
+	ck_assert_int_eq(x.m.makespan, 19 * H);
+	run_free(&x);
+}
+END_TEST
+
 /* A job that runs past its limit is killed at the limit. */
 START_TEST(killed_at_time_limit)
 {
@@ -320,8 +367,17 @@ START_TEST(jack_and_jill)
 	ck_assert_str_eq(who[1], "jill");
 	ck_assert_str_eq(who[2], "jill");
 	ck_assert_str_eq(who[3], "jack");
-	/* Over the first day jill ran 75% and jack 25% of the time: their
-	   shares.  (The summary's usage shares cover the whole run.) */
+	/* The sprio columns at start add up to the priority the scheduler
+	   used (the credential tie-break lands in the site column). */
+	for (size_t i = 0; i < x.r.n; i++) {
+		const struct sim_outjob *j = &x.r.job[i];
+		const struct sim_prio_cols *c = &j->cols;
+		int64_t sum = c->age + c->assoc + c->fairshare + c->jobsize +
+			      c->partition + c->qos + c->tres + c->site - c->nice;
+		ck_assert_int_eq(sum, j->priority);
+	}
+	/* jill's first job: P = 0.75 * 10^6 plus credential 3 */
+	ck_assert_uint_eq(job(&x, 7)->priority, 750003);
 	run_free(&x);
 	sim_buf_free(&csv);
 }
@@ -469,6 +525,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, primer_conservative_takes_7h);
 	tcase_add_test(tc, primer_fifo_takes_7h_too);
 	tcase_add_test(tc, backfill_uses_the_hole);
+	tcase_add_test(tc, easy_and_conservative_differ);
 	tcase_add_test(tc, killed_at_time_limit);
 	tcase_add_test(tc, impossible_jobs_are_rejected);
 	tcase_add_test(tc, jack_and_jill);
