@@ -259,6 +259,82 @@ START_TEST(easy_and_conservative_differ)
 }
 END_TEST
 
+
+/*
+ * Invariants on random workloads, for every policy: a node runs one job at
+ * a time, no job starts before it is eligible, a job runs for
+ * min(run time, limit) on as many nodes as it asked for, and every job
+ * ends (the cluster can hold each of them).
+ */
+START_TEST(random_workloads_keep_invariants)
+{
+	static const char conf[] =
+		"NodeName=n[1-6] CPUs=8\n"
+		"PartitionName=p Nodes=n[1-6] Default=YES MaxTime=1-0\n"
+		"PriorityWeightAge=1000\nPriorityWeightJobSize=100\n"
+		"SchedulerParameters=bf_interval=60\n";
+	static const enum sim_policy pol[] = {
+		SIM_POLICY_FAIRWAY, SIM_POLICY_FIFO, SIM_POLICY_EASY,
+		SIM_POLICY_CONSERVATIVE, SIM_POLICY_SERIAL,
+	};
+	unsigned seed = 7;
+
+	for (int round = 0; round < 4; round++) {
+		struct sim_buf csv = { 0 };
+		sim_buf_printf(&csv, "id,submit,eligible,user,nodes,time_limit_s,run_time_s\n");
+		for (int i = 1; i <= 120; i++) {
+			long sub = 1704067200L + rand_r(&seed) % 20000;
+			long el = rand_r(&seed) % 4 ? 0 : sub + rand_r(&seed) % 3000;
+			long lim = 60 + rand_r(&seed) % 7200;
+			long run = 1 + rand_r(&seed) % (lim + lim / 4);
+			sim_buf_printf(&csv, "%d,%ld,%s%ld,u%d,%d,%ld,%ld\n", i, sub,
+				       "", el ? el : sub, rand_r(&seed) % 5,
+				       1 + rand_r(&seed) % 6, lim, run);
+		}
+		for (size_t pi = 0; pi < sizeof(pol) / sizeof(pol[0]); pi++) {
+			struct sim_options o = { .policy = pol[pi] };
+			struct run x;
+			struct fw_err e;
+			char buf[512];
+
+			if (run_case(&x, conf, NULL, csv.s, &o, &e))
+				ck_abort_msg("%s", fw_err_str(&e, buf, sizeof(buf)));
+			ck_assert_uint_eq(x.m.done, 120);
+			for (size_t a = 0; a < x.r.n; a++) {
+				const struct sim_outjob *j = &x.r.job[a];
+				const struct sim_job *tj = NULL;
+				for (size_t t = 0; t < x.t.n; t++)
+					if (x.t.job[t].id == j->id)
+						tj = &x.t.job[t];
+				ck_assert_int_ge(j->start, j->eligible);
+				ck_assert_int_ge(j->eligible, j->submit);
+				int64_t run = tj->run_time < tj->time_limit ? tj->run_time
+									    : tj->time_limit;
+				ck_assert_int_eq(j->end - j->start, run);
+				ck_assert_uint_eq(j->nodes, tj->nodes);
+				/* no other job on any of its nodes while it runs */
+				for (size_t b = a + 1; b < x.r.n; b++) {
+					const struct sim_outjob *k = &x.r.job[b];
+					if (k->start >= j->end || j->start >= k->end ||
+					    k->start == k->end || j->start == j->end)
+						continue;
+					for (uint32_t u = 0; u < j->nodes; u++)
+						for (uint32_t v = 0; v < k->nodes; v++)
+							ck_assert_msg(j->node[u] != k->node[v],
+								      "policy %s: jobs %u and %u share node %u",
+								      sim_policy_name(pol[pi]), j->id, k->id,
+								      j->node[u]);
+				}
+			}
+			if (pol[pi] == SIM_POLICY_FIFO || pol[pi] == SIM_POLICY_SERIAL)
+				ck_assert_uint_eq(x.m.backfilled, 0);
+			run_free(&x);
+		}
+		sim_buf_free(&csv);
+	}
+}
+END_TEST
+
 /* A job that runs past its limit is killed at the limit. */
 START_TEST(killed_at_time_limit)
 {
@@ -526,6 +602,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, primer_fifo_takes_7h_too);
 	tcase_add_test(tc, backfill_uses_the_hole);
 	tcase_add_test(tc, easy_and_conservative_differ);
+	tcase_add_test(tc, random_workloads_keep_invariants);
 	tcase_add_test(tc, killed_at_time_limit);
 	tcase_add_test(tc, impossible_jobs_are_rejected);
 	tcase_add_test(tc, jack_and_jill);
