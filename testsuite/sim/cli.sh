@@ -34,6 +34,16 @@ grep -q '"makespan_s": 25200,' "$OUT/swf/summary.json" || fail "swf makespan"
 grep -q '^126,u3,g3,batch,,done,1704067200,1704067200,1704078000,1704092400,' \
 	"$OUT/swf/jobs.csv" || fail "swf job 126 line"
 
+# The primer preset of doc/examples replays the jack/jill example: jill's
+# first three jobs (0 h, 6 h, 12 h), then jack's (18 h): "Jill's third job
+# will run next ... Finally Jack's first job can run."
+P=${srcdir:-.}/doc/examples/primer
+"$SIM" -q --slurm-conf "$P/slurm.conf" --fairway-conf "$P/fairway.conf" \
+	--csv "$S/jackjill.csv" --out-dir "$OUT/jj" || fail "jack/jill preset run"
+order=$(awk -F, 'NR > 1 { print $9, $2 }' "$OUT/jj/jobs.csv" | sort -n | head -4 |
+	awk '{ printf "%s ", $2 }')
+[ "$order" = "jill jill jill jack " ] || fail "jack/jill order with the preset: $order"
+
 # --explain at +2h30m: 126 waits for 125 (node1 until 3h)
 "$SIM" -q --slurm-conf "$S/slurm.conf" --csv "$S/jobs.csv" --policy easy \
 	--out-dir "$OUT/x" --explain 126 --at +150m > "$OUT/explain.txt" || fail "explain run"
