@@ -158,7 +158,8 @@ if [ -n "$extra" ]; then
   done < "$extra"
   cat "$extra" >> "$conf"
 fi
-if [ -n "$fwconf" ]; then cp "$fwconf" "$dir/etc/fairway.conf"; fi
+# Readable by all, like slurm.conf: the fairway command reads FairwayPort.
+if [ -n "$fwconf" ]; then install -m 644 "$fwconf" "$dir/etc/fairway.conf"; fi
 export SLURM_CONF="$conf"
 
 # ---- slurmdbd + MariaDB (optional) ---------------------------------------

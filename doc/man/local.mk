@@ -5,7 +5,7 @@ FAIRWAY_CONF_MAN_PARTS = doc/man/fairway.conf.head.man \
 	doc/man/fairway.conf.plan.man doc/man/fairway.conf.tail.man
 man5_MANS = doc/man/fairway.conf.5
 man8_MANS =
-man1_MANS =
+man1_MANS = doc/man/fairway.1
 CLEANFILES += doc/man/fairway.conf.5
 doc/man/fairway.conf.5: $(FAIRWAY_CONF_MAN_PARTS)
 	@$(MKDIR_P) doc/man

@@ -1,6 +1,7 @@
-# Slurm plugins: thin adapters over the core.  Built as modules without any
-# -l flags (slurmctld and libslurmfull resolve Slurm's symbols at dlopen
-# time, lazily), never with -z now.
+# Slurm plugins: thin adapters over the core.  Built as modules without
+# Slurm -l flags (slurmctld and libslurmfull resolve Slurm's symbols at
+# dlopen time, lazily), never with -z now.  libmunge authenticates the
+# fairway command's requests from other hosts (as Slurm's auth/munge does).
 FW_PLUGIN_LDFLAGS = -module -avoid-version -shared -export-dynamic
 FW_PLUGIN_COMMON = src/plugins/common/fw_slurm.c src/plugins/common/fw_slurm.h \
 	src/plugins/common/fw_server.c src/plugins/common/fw_server.h
@@ -12,7 +13,7 @@ src_plugins_priority_fairway_priority_fairway_la_SOURCES = \
 	src/plugins/priority/fairway/pf.h $(FW_PLUGIN_COMMON)
 src_plugins_priority_fairway_priority_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)
 src_plugins_priority_fairway_priority_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
-src_plugins_priority_fairway_priority_fairway_la_LIBADD = src/core/libfwcore.la -lm
+src_plugins_priority_fairway_priority_fairway_la_LIBADD = src/core/libfwcore.la -lmunge -lm
 
 plugin_LTLIBRARIES += src/plugins/sched/fairway/sched_fairway.la
 src_plugins_sched_fairway_sched_fairway_la_SOURCES = \
@@ -21,7 +22,7 @@ src_plugins_sched_fairway_sched_fairway_la_SOURCES = \
 	src/plugins/sched/fairway/sf_table.c $(FW_PLUGIN_COMMON)
 src_plugins_sched_fairway_sched_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)
 src_plugins_sched_fairway_sched_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
-src_plugins_sched_fairway_sched_fairway_la_LIBADD = src/core/libfwcore.la -lm
+src_plugins_sched_fairway_sched_fairway_la_LIBADD = src/core/libfwcore.la -lmunge -lm
 
 # Stage the built plugins in <builddir>/plugins so a local cluster can name
 # that directory first in a colon-separated PluginDir.

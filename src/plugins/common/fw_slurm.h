@@ -15,6 +15,7 @@
 #include "fw_common.h"
 
 struct fw_config;
+struct fw_server;
 struct job_record;
 
 /* Symbols Slurm's plugin loader looks up must be visible. */
@@ -43,10 +44,22 @@ struct fw_config *fw_slurm_load_config(struct fw_err *err);
 char *fw_slurm_fairway_conf_path(void);
 
 /*
+ * Serve the fairway command for one plugin: on the abstract socket of this
+ * cluster's "service" ("prio" or "sched") and, when FairwayPort is set, on
+ * TCP port FairwayPort + port_offset with MUNGE authentication (MUNGE's
+ * socket from AuthInfo).  Failures are logged (the plugin keeps scheduling);
+ * returns NULL then.  The handler is an fw_server_handler.
+ */
+struct fw_server *fw_slurm_serve(const char *plugin, const char *service,
+				 const struct fw_config *c, unsigned port_offset,
+				 char *(*handler)(uid_t, const char *));
+
+/*
  * True if uid may see job the way squeue would under PrivateData=jobs: the
  * job's owner, operators and administrators, and coordinators of the job's
- * account.  Takes the assoc_mgr user read lock (for the coordinator test),
- * so the caller must not hold it for writing.
+ * account.  Call it with NO assoc_mgr lock held: Slurm's operator check
+ * (validate_operator) takes assoc_mgr's user write lock when it has no user
+ * list yet (no slurmdbd), and the coordinator check its read lock.
  */
 bool fw_job_visible_to(const struct job_record *job, uid_t uid);
 

@@ -351,23 +351,30 @@ static void explain_fairshare(job_record_t *job, char **out, size_t *len,
 	append(out, len, cap, line);
 }
 
-char *pf_explain_job(uint32_t job_id, uid_t uid)
+char *pf_explain_absent(uint32_t job_id)
+{
+	char *out = NULL, line[96];
+	size_t len = 0, cap = 0;
+
+	/* Same answer for "absent" and "not yours": no information about
+	 * other users' jobs leaks under PrivateData=jobs. */
+	snprintf(line, sizeof(line), "job %u: no such job (or not visible to you)\n", job_id);
+	append(&out, &len, &cap, line);
+	return out;
+}
+
+char *pf_explain_job(uint32_t job_id, const char *owner_name)
 {
 	job_record_t *job = find_job_record(job_id);
 	fw_time_t now = time(NULL);
 	char *out = NULL, line[256];
 	size_t len = 0, cap = 0;
 
-	if (!job || !fw_job_visible_to(job, uid)) {
-		/* Same answer for "absent" and "not yours": no information
-		 * about other users' jobs leaks under PrivateData=jobs. */
-		snprintf(line, sizeof(line), "job %u: no such job (or not visible to you)\n",
-			 job_id);
-		append(&out, &len, &cap, line);
-		return out;
-	}
+	if (!job) /* ended and purged since the caller looked */
+		return pf_explain_absent(job_id);
 	snprintf(line, sizeof(line), "Job %u  user %s  account %s  state %s  priority %u%s\n",
-		 job->job_id, job->user_name ? job->user_name : "?",
+		 job->job_id, job->user_name ? job->user_name :
+		 owner_name ? owner_name : "?",
 		 job->account ? job->account : "-",
 		 job_state_string(job->job_state), job->priority,
 		 job->direct_set_prio ? " (set by an administrator)" :

@@ -36,6 +36,7 @@
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/slurm_priority.h"
+#include "src/common/uid.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
@@ -475,6 +476,32 @@ static void *recalc_thread(void *arg)
 
 /* ------------------------------------------------------ explain server */
 
+/*
+ * May uid see the job (PrivateData=jobs), and who owns it?  Decided under
+ * the job read lock alone: Slurm's operator and coordinator checks may take
+ * assoc_mgr's user write lock (without slurmdbd they try to fetch the user
+ * list), which would deadlock under the assoc_mgr read locks the breakdown
+ * needs.  The owner's name is looked up after unlocking (NSS may block;
+ * Slurm caches the answer).  Returns false for absent and invisible jobs
+ * alike, so nothing leaks about other users' jobs.
+ */
+static bool visible_job_owner(uint32_t job_id, uid_t uid, const char **owner_name)
+{
+	slurmctld_lock_t job_read = { .job = READ_LOCK };
+	job_record_t *job;
+	uid_t owner = 0;
+	bool visible;
+
+	lock_slurmctld(job_read);
+	job = find_job_record(job_id);
+	visible = job && fw_job_visible_to(job, uid);
+	if (visible)
+		owner = job->user_id;
+	unlock_slurmctld(job_read);
+	*owner_name = visible ? uid_to_string_cached(owner) : NULL;
+	return visible;
+}
+
 static char *handle_request(uid_t uid, const char *req)
 {
 	slurmctld_lock_t locks = { .job = READ_LOCK, .node = READ_LOCK,
@@ -482,14 +509,17 @@ static char *handle_request(uid_t uid, const char *req)
 	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK, .qos = READ_LOCK,
 				    .tres = READ_LOCK, .user = READ_LOCK };
 	unsigned long id;
+	const char *owner;
 	char *reply;
 
 	if (sscanf(req, "priority %lu", &id) != 1)
 		return strdup("error: unknown request (expected: priority JOBID)\n");
+	if (!visible_job_owner((uint32_t)id, uid, &owner))
+		return pf_explain_absent((uint32_t)id);
 	lock_slurmctld(locks);
 	assoc_mgr_lock(&alocks);
 	pthread_mutex_lock(&pf.mu);
-	reply = pf_explain_job((uint32_t)id, uid);
+	reply = pf_explain_job((uint32_t)id, owner);
 	pthread_mutex_unlock(&pf.mu);
 	assoc_mgr_unlock(&alocks);
 	unlock_slurmctld(locks);
@@ -502,7 +532,6 @@ int init(void)
 {
 	struct fw_err err;
 	struct fw_config *c;
-	char name[200];
 
 	if (!fw_in_slurmctld())
 		return SLURM_SUCCESS; /* sshare: only calc_fs_factor is used */
@@ -522,11 +551,7 @@ int init(void)
 		return SLURM_ERROR;
 	}
 	pf.thread_running = true;
-	fw_server_name(name, sizeof(name), slurm_conf.cluster_name,
-		       slurm_conf.slurmctld_port, "prio");
-	server = fw_server_start(name, handle_request);
-	if (!server)
-		error("%s: cannot serve the fairway command on @%s", PLUGIN, name);
+	server = fw_slurm_serve(PLUGIN, "prio", pf.conf, 0, handle_request);
 	info("%s loaded (fair-share %s, PriorityCalcPeriod=%" PRId64 "s)", PLUGIN,
 	     fw_fs_formula_name(pf.conf->fs->formula),
 	     (int64_t)fw_prio_calc_period(pf.conf->prio));

@@ -255,7 +255,6 @@ static char *handle_request(uid_t uid, const char *req)
 
 int init(void)
 {
-	char name[200];
 
 	if (slurmctld_config.scheduling_disabled) {
 		info("%s: scheduling disabled on this controller", PLUGIN);
@@ -271,11 +270,7 @@ int init(void)
 		return SLURM_ERROR;
 	}
 	sf.running = true;
-	fw_server_name(name, sizeof(name), slurm_conf.cluster_name,
-		       slurm_conf.slurmctld_port, "sched");
-	server = fw_server_start(name, handle_request);
-	if (!server)
-		error("%s: cannot serve the fairway command on @%s", PLUGIN, name);
+	server = fw_slurm_serve(PLUGIN, "sched", sf.conf, 1, handle_request);
 	info("%s loaded (bf_interval=%" PRId64 "s bf_window=%" PRId64 "min, reservation depth %s)",
 	     PLUGIN, sf.conf->plan->bf_interval, sf.conf->plan->bf_window / 60,
 	     fw_plan_conf_depth(sf.conf->plan) ? "top-N per partition" : "conservative");
