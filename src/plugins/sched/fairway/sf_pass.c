@@ -27,6 +27,7 @@
 
 #include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
+#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -56,6 +57,14 @@ struct qentry {
 	struct fw_plan_lic *lics;      /* owned */
 };
 
+/* Nodes that lack the features a job requires (--constraint), computed
+ * once per distinct request and pass. */
+struct feat_memo {
+	char *features;
+	struct fw_bitset *lacking;     /* NULL: no filter (XOR, counts) */
+};
+#define FEAT_MEMO_MAX 64
+
 struct resv_map {
 	slurmctld_resv_t *resv;
 	int32_t idx;
@@ -79,6 +88,8 @@ struct pass {
 	part_record_t *reject_array_part;
 	time_t saved_job, saved_node, saved_part, saved_resv, saved_conf;
 	bool abandoned;
+	struct feat_memo *feat;        /* nodes lacking each feature request */
+	size_t nfeat;
 };
 
 static slurmctld_lock_t pass_locks = {
@@ -238,12 +249,88 @@ static int64_t sf_time_limit(job_record_t *job, part_record_t *part)
 	return (int64_t)t * 60;
 }
 
+/*
+ * GPUs the job needs on each node it gets (the planner's per-node filter),
+ * from its GRES request: per node, per task times tasks per node, per
+ * socket (at least one socket), or per job spread over its minimum node
+ * count.  A lower bound is enough: select_nodes() has the last word.
+ */
+static uint32_t job_gpus_per_node(job_record_t *job, uint32_t nodes)
+{
+	struct job_details *d = job->details;
+	ListIterator it;
+	gres_state_t *gs;
+	uint64_t sum = 0;
+
+	if (!job->gres_list_req)
+		return 0;
+	it = list_iterator_create(job->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+		uint64_t n = 0;
+
+		if (xstrcmp(gs->gres_name, "gpu") || !js)
+			continue;
+		if (js->gres_per_node)
+			n = js->gres_per_node;
+		else if (js->gres_per_task && d && d->num_tasks &&
+			 d->num_tasks != NO_VAL)
+			n = js->gres_per_task *
+			    ((d->num_tasks + nodes - 1) / nodes);
+		else if (js->gres_per_task)
+			n = js->gres_per_task;
+		else if (js->gres_per_socket)
+			n = js->gres_per_socket;
+		else if (js->gres_per_job)
+			n = (js->gres_per_job + nodes - 1) / nodes;
+		sum += n;
+	}
+	list_iterator_destroy(it);
+	return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+}
+
+/* Nodes without the features the job requires, or NULL (no features, or
+ * an expression valid_feature_counts() cannot filter: the planner then
+ * considers every node and select_nodes() decides). */
+static const struct fw_bitset *feature_lacking(struct pass *p,
+					       job_record_t *job)
+{
+	struct job_details *d = job->details;
+	const char *want = d->features_use ? d->features_use : d->features;
+	struct feat_memo *m;
+	bitstr_t *ok;
+	bool has_xor = false;
+
+	if (!want || !*want || !(d->feature_list_use || d->feature_list))
+		return NULL;
+	for (size_t i = 0; i < p->nfeat; i++)
+		if (!xstrcmp(p->feat[i].features, want))
+			return p->feat[i].lacking;
+	if (p->nfeat == FEAT_MEMO_MAX)
+		return NULL;
+	if (!p->feat)
+		p->feat = xcalloc(FEAT_MEMO_MAX, sizeof(*p->feat));
+	m = &p->feat[p->nfeat++];
+	m->features = xstrdup(want);
+	ok = bit_alloc(node_record_count);
+	bit_set_all(ok);
+	if (valid_feature_counts(job, false, ok, &has_xor) == SLURM_SUCCESS &&
+	    !has_xor) {
+		m->lacking = fw_bitset_new(sf.cluster->nnodes);
+		sf_bits_from_slurm(m->lacking, ok);
+		fw_bitset_not(m->lacking);
+	}
+	FREE_NULL_BITMAP(ok);
+	return m->lacking;
+}
+
 static void fill_plan_job(struct pass *p, struct qentry *e)
 {
 	job_record_t *job = e->job;
 	struct job_details *d = job->details;
 	struct fw_plan_job *fj = &e->fj;
 	uint32_t nodes = d && d->min_nodes ? d->min_nodes : 1;
+	const struct fw_bitset *lacking = NULL;
 	uint64_t mem;
 
 	fw_plan_job_init(fj);
@@ -264,6 +351,7 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 				(fj->cpus_per_node ? fj->cpus_per_node : 1);
 		fj->mem_per_node_mb = mem;
 	}
+	fj->gpus_per_node = job_gpus_per_node(job, nodes);
 	fj->time_limit = sf_time_limit(job, e->part);
 	e->lics = job_licenses(job, &fj->nlics);
 	fj->lics = e->lics;
@@ -274,9 +362,22 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 		sf_bits_from_slurm(e->req, d->req_node_bitmap);
 		fj->req_nodes = e->req;
 	}
-	if (d && d->exc_node_bitmap) {
+	if (d) {
+		if (e->rec->use_prefer) {
+			d->features_use = d->prefer;
+			d->feature_list_use = d->prefer_list;
+		} else {
+			d->features_use = d->features;
+			d->feature_list_use = d->feature_list;
+		}
+		lacking = feature_lacking(p, job);
+	}
+	if ((d && d->exc_node_bitmap) || lacking) {
 		e->exc = fw_bitset_new(sf.cluster->nnodes);
-		sf_bits_from_slurm(e->exc, d->exc_node_bitmap);
+		if (d->exc_node_bitmap)
+			sf_bits_from_slurm(e->exc, d->exc_node_bitmap);
+		if (lacking)
+			fw_bitset_or(e->exc, lacking);
 		fj->exc_nodes = e->exc;
 	}
 	fj->resv = resv_index(p, job->resv_ptr);
@@ -492,11 +593,35 @@ static void launch(job_record_t *job)
 }
 
 /*
+ * Did the planner keep the job off nodes it could use right now (in its
+ * partition, available, not excluded by the job itself)?  Then a failure
+ * of select_nodes() says nothing about the job's request as such.
+ */
+static bool planner_restricted(job_record_t *job, bitstr_t *planner_exc,
+			       bitstr_t *own_exc)
+{
+	bitstr_t *b;
+	bool r;
+
+	if (!job->part_ptr || !job->part_ptr->node_bitmap)
+		return true;
+	b = bit_copy(job->part_ptr->node_bitmap);
+	bit_and(b, avail_node_bitmap);
+	if (own_exc)
+		bit_and_not(b, own_exc);
+	bit_and(b, planner_exc);
+	r = bit_ffs(b) >= 0;
+	FREE_NULL_BITMAP(b);
+	return r;
+}
+
+/*
  * Start job through select_nodes() on the nodes the planner allows: every
- * other node joins the job's own excluded nodes for the call.
+ * other node joins the job's own excluded nodes for the call.  *restricted
+ * tells whether that exclusion kept the job off usable nodes.
  */
 static int start_job(job_record_t *job, const struct fw_bitset *allowed,
-		     bool backfilled)
+		     bool backfilled, bool *restricted)
 {
 	struct job_details *d = job->details;
 	bitstr_t *orig = d->exc_node_bitmap, *exc = bit_alloc(node_record_count);
@@ -505,6 +630,7 @@ static int start_job(job_record_t *job, const struct fw_bitset *allowed,
 
 	sf_bits_to_slurm(exc, allowed);
 	bit_not(exc);
+	*restricted = planner_restricted(job, exc, orig);
 	if (orig)
 		bit_or(exc, orig);
 	d->exc_node_bitmap = exc;
@@ -543,7 +669,9 @@ static int start_job(job_record_t *job, const struct fw_bitset *allowed,
 	return rc;
 }
 
-/* Slurm's main scheduler gives up on jobs whose request can never be met. */
+/* Slurm's main scheduler gives up on jobs whose request can never be met.
+ * Only called when the planner did not restrict the nodes (select_nodes()
+ * saw every node the job may use), as Slurm's main scheduler calls it. */
 static void fail_bad_constraints(job_record_t *job, int rc, time_t now)
 {
 	if (rc == ESLURM_NODES_BUSY || rc == ESLURM_ACCOUNTING_POLICY ||
@@ -666,6 +794,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 		}
 		p->tested++;
 		if (d.kind == FW_PLAN_START_NOW) {
+			bool restricted;
 			int rc;
 
 			/* select_nodes() does not test licenses; Slurm's own
@@ -677,7 +806,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 				record_decision(p, job, e, &d);
 				return true;
 			}
-			rc = start_job(job, d.allowed, d.backfilled);
+			rc = start_job(job, d.allowed, d.backfilled, &restricted);
 
 			if (rc == SLURM_SUCCESS) {
 				actual_nodes(job, tmp);
@@ -699,7 +828,8 @@ static bool decide_record(struct pass *p, struct qentry *e,
 				return true;
 			}
 			fw_plan_start_failed(p->plan, &d, &err);
-			fail_bad_constraints(job, rc, p->now);
+			if (!restricted)
+				fail_bad_constraints(job, rc, p->now);
 		}
 		set_wait_reason(job, d.reason, p->now);
 		set_estimate(p, job, &d);
@@ -827,6 +957,11 @@ static void pass_free(struct pass *p)
 	xfree(p->order);
 	xfree(p->seq_job);
 	xfree(p->resv);
+	for (size_t i = 0; i < p->nfeat; i++) {
+		xfree(p->feat[i].features);
+		fw_bitset_free(p->feat[i].lacking);
+	}
+	xfree(p->feat);
 	fw_plan_free(p->plan);
 }
 
