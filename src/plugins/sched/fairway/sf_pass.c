@@ -737,7 +737,6 @@ static void record_decision(struct pass *p, job_record_t *job,
 	t->blocker_job = d->blocker >= 0 && (size_t)d->blocker < p->nseq ?
 		p->seq_job[d->blocker] : 0;
 	t->blocker_lic = d->blocker_lic;
-	t->seen = true;
 	pthread_mutex_unlock(&sf.tab_mu);
 }
 
@@ -1009,9 +1008,6 @@ int sf_run_pass(enum sf_pass_kind kind)
 	add_running_jobs(&p, tmp);
 	add_reservations(&p, tmp);
 	build_queue(&p);
-	pthread_mutex_lock(&sf.tab_mu);
-	sf_tab_begin_pass();
-	pthread_mutex_unlock(&sf.tab_mu);
 	for (size_t k = 0; k < p.n; k++) {
 		if (!decide_record(&p, &p.q[p.order[k]], tmp))
 			break;
@@ -1024,10 +1020,13 @@ int sf_run_pass(enum sf_pass_kind kind)
 		}
 		pthread_mutex_lock(&sf.mu);
 	}
-	if (kind == SF_PASS_BACKFILL && !p.abandoned) {
-		add_bypass(&p);
+	/* Every pass counts bypasses, as the simulator does: a lower-priority
+	 * job started by the main pass, or before a pass was abandoned,
+	 * started ahead of the jobs that waited all the same. */
+	add_bypass(&p);
+	if (kind == SF_PASS_BACKFILL) {
 		pthread_mutex_lock(&sf.tab_mu);
-		sf_tab_end_pass(true);
+		sf_tab_prune_done();
 		pthread_mutex_unlock(&sf.tab_mu);
 	}
 	fw_plan_get_stats(p.plan, &st);
