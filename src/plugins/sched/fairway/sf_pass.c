@@ -88,6 +88,7 @@ struct pass {
 	part_record_t *reject_array_part;
 	time_t saved_job, saved_node, saved_part, saved_resv, saved_conf;
 	bool abandoned;
+	uint32_t yields;               /* lock yields so far in this pass */
 	struct feat_memo *feat;        /* nodes lacking each feature request */
 	size_t nfeat;
 };
@@ -510,6 +511,39 @@ static bool qos_valid(job_record_t *job, time_t now)
 	return ok;
 }
 
+static int same_ptr(void *x, void *key)
+{
+	return x == key;
+}
+
+/* Is part still one of the partitions the job asks for? */
+static bool job_part_valid(job_record_t *job, part_record_t *part)
+{
+	if (job->part_ptr_list)
+		return list_find_first(job->part_ptr_list, same_ptr, part) != NULL;
+	return job->part_ptr == part;
+}
+
+/*
+ * After a lock yield the job may have been updated (partition, time
+ * limit, node count, dependency, reservation...).  Job pointers are still
+ * valid (bf_active), but the queue record and the planner's copy may not
+ * be: check what the queue was built on and copy the job again.
+ */
+static bool revalidate_after_yield(struct pass *p, struct qentry *e,
+				   job_record_t *job)
+{
+	if (!job_part_valid(job, e->rec->part_ptr) || !job_independent(job))
+		return false;
+	e->job = job;
+	fw_bitset_free(e->req);
+	fw_bitset_free(e->exc);
+	xfree(e->lics);
+	e->req = e->exc = NULL;
+	fill_plan_job(p, e);
+	return true;
+}
+
 /*
  * Everything Slurm's schedulers check before trying a job, except what the
  * planner decides (resources, licenses, reservations' nodes).  May switch
@@ -530,6 +564,8 @@ static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
 	*jobp = job;
 	if (!IS_JOB_PENDING(job) || job->priority == 0 ||
 	    job->preempt_in_progress)
+		return false;
+	if (p->yields && !revalidate_after_yield(p, e, job))
 		return false;
 	if (rec->use_prefer) {
 		job->details->features_use = job->details->prefer;
@@ -870,6 +906,7 @@ static bool maybe_yield(struct pass *p)
 	p->sleep_us += (uint64_t)pc->bf_yield_sleep;
 	lock_slurmctld(pass_locks);
 	clock_gettime(CLOCK_MONOTONIC, &p->t_locked);
+	p->yields++;
 	pthread_mutex_lock(&sf.mu);
 	stop = sf.stop || sf.reconfig;
 	pthread_mutex_unlock(&sf.mu);
