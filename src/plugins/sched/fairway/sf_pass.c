@@ -424,19 +424,34 @@ static int build_queue(struct pass *p)
 	return (int)p->n;
 }
 
-/* Backfill passes recompute every estimate: clear the old ones first. */
-static void clear_estimates(void)
+/*
+ * Backfill passes recompute every estimate: clear the old ones first, so a
+ * job the pass does not plan (held, dependency, not runnable) shows none.
+ * A job cancelled while it had a plan keeps its SchedNodeList otherwise
+ * (slurmctld does not clear it): drop that too.
+ */
+static void clear_estimates(time_t now)
 {
 	ListIterator it = list_iterator_create(job_list);
 	job_record_t *job;
+	bool changed = false;
 
 	while ((job = list_next(it))) {
-		if (!IS_JOB_PENDING(job))
+		if (!IS_JOB_PENDING(job)) {
+			if (job->sched_nodes) {
+				xfree(job->sched_nodes);
+				changed = true;
+			}
 			continue;
+		}
+		if (job->start_time || job->sched_nodes)
+			changed = true;
 		job->start_time = 0;
 		xfree(job->sched_nodes);
 	}
 	list_iterator_destroy(it);
+	if (changed)
+		last_job_update = now;
 }
 
 /* ------------------------------------------------- runnable checks */
@@ -1039,7 +1054,7 @@ int sf_run_pass(enum sf_pass_kind kind)
 	tmp = fw_bitset_new(sf.cluster->nnodes);
 	if (kind == SF_PASS_BACKFILL) {
 		slurmctld_diag_stats.bf_when_last_cycle = p.now;
-		clear_estimates();
+		clear_estimates(p.now);
 	}
 	mark_unavailable_nodes(&p, tmp);
 	add_running_jobs(&p, tmp);
