@@ -279,6 +279,8 @@ int init(void)
 	server = fw_server_start(name, handle_request);
 	if (!server)
 		error("%s: cannot serve the fairway command on @%s", PLUGIN, name);
+	info("%s: heterogeneous jobs are refused: slurmctld accepts them only with SchedulerType=sched/backfill (sbatch/salloc/srun say 'Requested operation not supported on this system')",
+	     PLUGIN);
 	info("%s loaded (bf_interval=%" PRId64 "s bf_window=%" PRId64 "min, reservation depth %s)",
 	     PLUGIN, sf.conf->plan->bf_interval, sf.conf->plan->bf_window / 60,
 	     fw_plan_conf_depth(sf.conf->plan) ? "top-N per partition" : "conservative");

@@ -526,6 +526,8 @@ static bool qos_valid(job_record_t *job, time_t now)
 	return ok;
 }
 
+#define HETJOB_REASON "Heterogeneous jobs need SchedulerType=sched/backfill (see sched_fairway(8))"
+
 static int same_ptr(void *x, void *key)
 {
 	return x == key;
@@ -600,7 +602,13 @@ static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
 		job->bit_flags |= BACKFILL_SCHED;
 	if (job->het_job_id) {
 		/* slurmctld only accepts heterogeneous jobs when SchedulerType
-		 * is literally sched/backfill; none can be pending here. */
+		 * is literally sched/backfill, so they can only be here from
+		 * before a switch of SchedulerType: say why they wait. */
+		if (xstrcmp(job->state_desc, HETJOB_REASON)) {
+			xfree(job->state_desc);
+			job->state_desc = xstrdup(HETJOB_REASON);
+			last_job_update = p->now;
+		}
 		return false;
 	}
 	if (job->array_recs || job->array_task_id != NO_VAL) {
