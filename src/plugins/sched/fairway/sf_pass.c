@@ -457,9 +457,16 @@ static void clear_estimates(time_t now)
 /* ------------------------------------------------- runnable checks */
 
 /* Reasons the planner found, as Slurm's reason codes. */
-static void set_wait_reason(job_record_t *job, enum fw_plan_reason r,
-			    time_t now)
+static bool priority_or_resources(enum job_state_reason r)
 {
+	return r == WAIT_PRIORITY || r == WAIT_RESOURCES;
+}
+
+static void set_wait_reason(const struct pass *p, job_record_t *job,
+			    enum fw_plan_reason r)
+{
+	time_t now = p->now;
+
 	enum job_state_reason want;
 
 	switch (r) {
@@ -496,6 +503,14 @@ static void set_wait_reason(job_record_t *job, enum fw_plan_reason r,
 	    job->state_reason != WAIT_RESERVATION &&
 	    job->state_reason != WAIT_NODE_NOT_AVAIL &&
 	    job->state_reason != WAIT_PART_NODE_LIMIT)
+		return;
+	/* Priority vs Resources is the main pass's call, as in Slurm (a job
+	 * behind a higher-priority job that waits in its partition shows
+	 * Priority).  The backfill pass looks at the same job differently
+	 * (the running jobs hold the nodes it needs: Resources); letting it
+	 * overwrite would make the reason flip every pass. */
+	if (p->kind == SF_PASS_BACKFILL && priority_or_resources(want) &&
+	    priority_or_resources(job->state_reason))
 		return;
 	if (job->state_reason != want) {
 		job->state_reason = want;
@@ -859,7 +874,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			 * schedulers do it first, and so do we. */
 			if (license_job_test(job, p->now, true) != SLURM_SUCCESS) {
 				fw_plan_start_failed(p->plan, &d, &err);
-				set_wait_reason(job, FW_REASON_LICENSE, p->now);
+				set_wait_reason(p, job, FW_REASON_LICENSE);
 				set_estimate(p, job, &d);
 				record_decision(p, job, e, &d);
 				return true;
@@ -889,7 +904,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			if (!restricted)
 				fail_bad_constraints(job, rc, p->now);
 		}
-		set_wait_reason(job, d.reason, p->now);
+		set_wait_reason(p, job, d.reason);
 		set_estimate(p, job, &d);
 		record_decision(p, job, e, &d);
 		return !(d.kind == FW_PLAN_SKIPPED &&
