@@ -116,6 +116,14 @@ s=$(submit -N1 --exclusive -t 1 -J S --wrap "sleep 300")
 check "a short narrow job is backfilled" wait_until 10 job_is "$s" RUNNING
 check "W2 counts one bypass (fairway plan)" wait_until 5 bash -c \
   "\"$FW_BUILD/src/cli/fairway\" plan $w2 | grep -q 'Bypassed by lower-priority jobs: 1 time$'"
+# Held, W2 is out of the queue for a few passes: its count must survive.
+scontrol hold "$w2"
+check "held W2 loses its plan" wait_until 10 start_is "$w2" none
+sleep 2
+scontrol release "$w2"
+check "released W2 is planned again" wait_until 10 start_is "$w2" "$a_end"
+check "W2 kept its bypass count while held" bash -c \
+  "\"$FW_BUILD/src/cli/fairway\" plan $w2 | grep -q 'Bypassed by lower-priority jobs: 1 time$'"
 d1=$(submit -N1 -t 1 -J D1 -d "afterok:$a" --wrap "true")
 h=$(submit -N1 -t 1 -J H -H --wrap "true")
 before=$(squeue -h -o "%i %T %P %j" | sort)
