@@ -959,6 +959,23 @@ static bool maybe_yield(struct pass *p)
 	return true;
 }
 
+/*
+ * bf_max_time (default bf_interval) bounds a backfill pass, lock yields
+ * included, as in Slurm.  The main pass has no such limit: it stops at
+ * the first blocked job of each partition anyway.
+ */
+static bool over_max_time(const struct pass *p)
+{
+	const struct fw_plan_conf *pc = sf.conf->plan;
+	int64_t limit = pc->bf_max_time ? pc->bf_max_time : pc->bf_interval;
+	struct timespec now;
+
+	if (p->kind != SF_PASS_BACKFILL || limit <= 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return us_between(&p->t_start, &now) >= limit * 1000000;
+}
+
 /* -------------------------------------------------------------- stats */
 
 static void update_stats(struct pass *p, const struct fw_plan_stats *st)
@@ -1086,6 +1103,11 @@ int sf_run_pass(enum sf_pass_kind kind)
 	for (size_t k = 0; k < p.n; k++) {
 		if (!decide_record(&p, &p.q[p.order[k]], tmp))
 			break;
+		if (over_max_time(&p)) {
+			info("%s: backfill pass stopped by bf_max_time after %zu of %zu jobs",
+			     PLUGIN, k + 1, p.n);
+			break;
+		}
 		pthread_mutex_unlock(&sf.mu);
 		if (!maybe_yield(&p)) {
 			pthread_mutex_lock(&sf.mu);
