@@ -5,9 +5,9 @@
 #     earlier and clears the cancelled job's SchedNodeList;
 #  B. a node going DOWN moves planned nodes off it, a plan that no longer
 #     fits is cleared, and the plan comes back with the node;
-#  C. scontrol reconfigure: a new bf_window takes effect at once, and a
-#     reconfigure while a (deliberately slow, yielding) pass runs abandons
-#     that pass and the next one rebuilds the same plan;
+#  C. scontrol reconfigure: a new bf_window takes effect at once; slow
+#     (yielding) passes are cut by bf_max_time; a reconfigure while such a
+#     pass runs abandons it and the next one rebuilds the same plan;
 #  D. a slurmctld restart with running and queued jobs loses nothing: the
 #     jobs, the plan and the bypass counts come back.
 # Expected start times are computed from the running job's StartTime and
@@ -84,12 +84,18 @@ set_sched_params "$params,bf_window=1"
 check "scontrol reconfigure (bf_window=1) returns" timeout 20 scontrol reconfigure
 check "W2 is beyond the 1-minute window: no StartTime" wait_until 10 start_is "$w2" none
 # Slow passes: every decision yields the locks for 0.2 s, so with ten
-# queued jobs a pass lasts about 2 s and a reconfigure lands inside one.
+# queued jobs a pass lasts at least 2 s.  bf_max_time defaults to
+# bf_interval (1 s): the pass stops before it reaches the last jobs.
 set_sched_params "$params,bf_window=120,bf_yield_interval=1,bf_yield_sleep=200000"
 timeout 20 scontrol reconfigure
 q=()
 for i in 1 2 3 4 5 6 7 8 9; do q+=("$(submit -N4 --exclusive -t 1 -J Q$i --wrap "sleep 1")"); done
-wait_until 10 start_is "${q[0]}" $((a_end + 60))
+check "Q1 planned at A's end + 60 s" wait_until 10 start_is "${q[0]}" $((a_end + 60))
+check "a pass is stopped by bf_max_time (= bf_interval)" wait_until 10 grep -q "backfill pass stopped by bf_max_time" "$_cluster_dir/log/slurmctld.log"
+check_eq "... so Q9, the tenth job, is not planned" none "$(start_epoch "${q[8]}")"
+# With room for whole passes, a reconfigure lands inside one.
+set_sched_params "$params,bf_window=120,bf_yield_interval=1,bf_yield_sleep=200000,bf_max_time=30"
+timeout 20 scontrol reconfigure
 abandoned_before=$(grep -c "pass abandoned after a lock yield" <(ctld_log))
 for _ in 1 2 3 4 5; do
   sleep 0.7
