@@ -1056,6 +1056,7 @@ static void pass_free(struct pass *p)
 	fw_plan_free(p->plan);
 }
 
+/* Never called with slurmctld locks held (see sf_run_pass). */
 static void set_bf_active(uint32_t v)
 {
 	slurm_mutex_lock(&check_bf_running_lock);
@@ -1074,9 +1075,13 @@ int sf_run_pass(enum sf_pass_kind kind)
 	int started = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &p.t_start);
+	/* bf_active before the locks and cleared after them: slurmctld's
+	 * background thread holds check_bf_running_lock while it waits for
+	 * the job lock (to purge old jobs), so taking that mutex with the
+	 * slurmctld locks held would deadlock (sched/backfill's order). */
+	set_bf_active(1);
 	lock_slurmctld(pass_locks);
 	clock_gettime(CLOCK_MONOTONIC, &p.t_locked);
-	set_bf_active(1);
 	p.now = time(NULL);
 	pthread_mutex_lock(&sf.mu);
 	if (!sf.conf || sf_cluster_refresh(&err)) {
@@ -1132,8 +1137,8 @@ int sf_run_pass(enum sf_pass_kind kind)
 	pthread_mutex_unlock(&sf.mu);
 	(void)bb_g_job_try_stage_in();
 out:
-	set_bf_active(0);
 	unlock_slurmctld(pass_locks);
+	set_bf_active(0);
 	fw_bitset_free(tmp);
 	pass_free(&p);
 	return started;
