@@ -80,6 +80,9 @@ static void check_main_scheduler_handover(const struct fw_plan_conf *pc)
 	if (!pc->defer)
 		info("%s: SchedulerParameters lacks 'defer': salloc/srun allocations may start at submit time, before Fairway plans them",
 		     PLUGIN);
+	if (slurm_conf.preempt_type && xstrcmp(slurm_conf.preempt_type, "preempt/none"))
+		error("%s: PreemptType=%s is not supported: Fairway starts jobs on free nodes only and never preempts (see sched_fairway(8))",
+		      PLUGIN, slurm_conf.preempt_type);
 }
 
 /* Load and install; returns 0, or -1 (error logged) keeping the old one. */
