@@ -31,6 +31,7 @@ struct sf_jobinfo {
 	uint8_t kind;             /* enum fw_plan_kind */
 	uint8_t reason;           /* enum fw_plan_reason */
 	bool is_protected, backfilled, across_islands;
+	bool from_backfill;       /* written by a backfill pass */
 	uint32_t priority;
 	time_t start, end;
 	uint32_t blocker_job;     /* job whose reservation blocks it, 0 */

@@ -795,6 +795,16 @@ static void record_decision(struct pass *p, job_record_t *job,
 	}
 	pthread_mutex_lock(&sf.tab_mu);
 	t = sf_tab_get(job->job_id, true);
+	/* `fairway plan` explains the backfill pass's plan (start, nodes,
+	 * blocker); a main pass only knows "waiting", so it does not
+	 * overwrite one. */
+	if (p->kind == SF_PASS_MAIN && d->kind != FW_PLAN_START_NOW &&
+	    t->from_backfill) {
+		pthread_mutex_unlock(&sf.tab_mu);
+		free(nodes);
+		return;
+	}
+	t->from_backfill = p->kind == SF_PASS_BACKFILL;
 	free(t->nodes);
 	free(t->partition);
 	t->nodes = nodes;
