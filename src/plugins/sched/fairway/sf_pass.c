@@ -466,7 +466,6 @@ static void set_wait_reason(const struct pass *p, job_record_t *job,
 			    enum fw_plan_reason r)
 {
 	time_t now = p->now;
-
 	enum job_state_reason want;
 
 	switch (r) {
