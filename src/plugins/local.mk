@@ -25,13 +25,16 @@ src_plugins_sched_fairway_sched_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
 src_plugins_sched_fairway_sched_fairway_la_LIBADD = src/core/libfwcore.la -lmunge -lm
 
 # Stage the built plugins in <builddir>/plugins so a local cluster can name
-# that directory first in a colon-separated PluginDir.
+# that directory first in a colon-separated PluginDir.  Copy, then rename:
+# overwriting the file in place changes the code under a running
+# slurmctld that has it mapped, which then dies with SIGSEGV.
 all-local: stage-plugins
 stage-plugins: $(plugin_LTLIBRARIES)
 	@$(MKDIR_P) plugins
 	@for la in $(plugin_LTLIBRARIES); do \
-	  so=`dirname $$la`/.libs/`basename $$la .la`.so; \
-	  cp -f $$so plugins/; \
+	  base=`basename $$la .la`; \
+	  so=`dirname $$la`/.libs/$$base.so; \
+	  cp -f $$so plugins/.$$base.so.new && mv -f plugins/.$$base.so.new plugins/$$base.so; \
 	done
 .PHONY: stage-plugins
 

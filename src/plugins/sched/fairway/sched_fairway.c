@@ -80,6 +80,9 @@ static void check_main_scheduler_handover(const struct fw_plan_conf *pc)
 	if (!pc->defer)
 		info("%s: SchedulerParameters lacks 'defer': salloc/srun allocations may start at submit time, before Fairway plans them",
 		     PLUGIN);
+	if (slurm_conf.preempt_type && xstrcmp(slurm_conf.preempt_type, "preempt/none"))
+		error("%s: PreemptType=%s is not supported: Fairway starts jobs on free nodes only and never preempts (see sched_fairway(8))",
+		      PLUGIN, slurm_conf.preempt_type);
 }
 
 /* Load and install; returns 0, or -1 (error logged) keeping the old one. */
@@ -89,9 +92,12 @@ static int load_config(bool at_init)
 	struct fw_config *c = fw_slurm_load_config(&err);
 
 	if (!c) {
-		fw_log_err(PLUGIN, &err);
-		error("%s: %s", PLUGIN, at_init ? "invalid configuration; refusing to start"
-			: "reconfigure rejected; the previous configuration stays in effect");
+		char buf[1024];
+
+		/* One line: what is wrong, where, and what happens now. */
+		error("%s: %s; %s", PLUGIN, fw_err_str(&err, buf, sizeof(buf)),
+		      at_init ? "refusing to start"
+			      : "reconfigure rejected, the previous configuration stays in effect");
 		return -1;
 	}
 	pthread_mutex_lock(&sf.mu);
@@ -271,6 +277,8 @@ int init(void)
 	}
 	sf.running = true;
 	server = fw_slurm_serve(PLUGIN, "sched", sf.conf, 1, handle_request);
+	info("%s: heterogeneous jobs are refused: slurmctld accepts them only with SchedulerType=sched/backfill (sbatch/salloc/srun say 'Requested operation not supported on this system')",
+	     PLUGIN);
 	info("%s loaded (bf_interval=%" PRId64 "s bf_window=%" PRId64 "min, reservation depth %s)",
 	     PLUGIN, sf.conf->plan->bf_interval, sf.conf->plan->bf_window / 60,
 	     fw_plan_conf_depth(sf.conf->plan) ? "top-N per partition" : "conservative");
