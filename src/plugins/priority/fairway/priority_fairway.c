@@ -189,8 +189,9 @@ static void install_config(struct fw_config *c)
 
 /*
  * State file (all sections are text; the fair-share and accrual sections
- * are versioned and checksummed by the core):
- *   fairway-priority-state 1
+ * are versioned and checksummed by the core, and the whole file is
+ * checksummed too, so that a damaged last_tick or user line is caught):
+ *   fairway-priority-state 2
  *   last_tick <epoch>
  *   --users--            (ledger mode: the account/user pairs that exist,
  *   <account> <user>      so usage of accounts created on the fly is kept)
@@ -198,8 +199,12 @@ static void install_config(struct fw_config *c)
  *   <fw_fs_state_save>
  *   --accrue--
  *   <fw_accrue_save>
+ *   checksum <16 hex digits>   FNV-1a 64 of everything above
+ * Version 1 files (no checksum line) are still read.
  */
-#define STATE_MAGIC "fairway-priority-state 1\n"
+#define STATE_MAGIC "fairway-priority-state 2\n"
+#define STATE_MAGIC_V1 "fairway-priority-state 1\n"
+#define SUM_MARK "checksum "
 #define USERS_MARK "--users--\n"
 #define FS_MARK "\n--fairshare--\n"
 #define ACCRUE_MARK "\n--accrue--\n"
@@ -246,9 +251,41 @@ static char *state_serialise(size_t *len)
 	sb_str(&buf, len, &cap, ACCRUE_MARK);
 	if (ac)
 		sb_add(&buf, len, &cap, ac, al);
+	if (buf[*len - 1] != '\n')
+		sb_str(&buf, len, &cap, "\n");
+	snprintf(line, sizeof(line), SUM_MARK "%016" PRIx64 "\n",
+		 fw_state_checksum(buf, *len));
+	sb_str(&buf, len, &cap, line);
 	free(fs);
 	free(ac);
 	return buf;
+}
+
+/*
+ * Check the trailing checksum line of a version-2 file; on success *len is
+ * cut to the checksummed part.  Returns 0, or -1 with a reason.
+ */
+static int state_verify(const char *buf, size_t *len, struct fw_err *err)
+{
+	const char *end = buf + *len, *last;
+	unsigned long long sum;
+	char hex[17];
+
+	if (*len < 2 || end[-1] != '\n')
+		return fw_err_set(err, NULL, 0, NULL, NULL, "truncated (no checksum line)");
+	for (last = end - 1; last > buf && last[-1] != '\n'; last--)
+		;
+	if ((size_t)(end - last) != strlen(SUM_MARK) + 17 ||
+	    strncmp(last, SUM_MARK, strlen(SUM_MARK)))
+		return fw_err_set(err, NULL, 0, NULL, NULL, "truncated (no checksum line)");
+	memcpy(hex, last + strlen(SUM_MARK), 16);
+	hex[16] = '\0';
+	if (strspn(hex, "0123456789abcdef") != 16 || sscanf(hex, "%llx", &sum) != 1 ||
+	    sum != fw_state_checksum(buf, (size_t)(last - buf)))
+		return fw_err_set(err, NULL, 0, "checksum", hex,
+				  "does not match the contents (damaged file)");
+	*len = (size_t)(last - buf);
+	return 0;
 }
 
 /* Ledger mode: recreate account/user nodes that were created on the fly. */
@@ -280,8 +317,14 @@ static int state_parse(const char *buf, size_t len, struct fw_err *err)
 	long long tick;
 	int consumed = 0;
 
-	if (len < strlen(STATE_MAGIC) || strncmp(p, STATE_MAGIC, strlen(STATE_MAGIC)))
+	if (len >= strlen(STATE_MAGIC) && !strncmp(p, STATE_MAGIC, strlen(STATE_MAGIC))) {
+		if (state_verify(buf, &len, err))
+			return -1;
+		end = buf + len;
+	} else if (len < strlen(STATE_MAGIC_V1) ||
+		   strncmp(p, STATE_MAGIC_V1, strlen(STATE_MAGIC_V1))) {
 		return fw_err_set(err, NULL, 1, NULL, NULL, "not a Fairway priority state file");
+	}
 	p += strlen(STATE_MAGIC);
 	if (sscanf(p, "last_tick %lld\n%n", &tick, &consumed) != 1 || !consumed)
 		return fw_err_set(err, NULL, 2, NULL, NULL, "bad last_tick line");
