@@ -4,19 +4,27 @@
 
 # PID of this cluster's slurmctld (from the cluster's pids file).
 ctld_pid() { awk '$1=="slurmctld"{print $2}' "$_cluster_dir/pids"; }
-ctld_alive() { local p; p=$(ctld_pid); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+# A process that exists and is not a zombie (a killed slurmctld stays a
+# zombie until this shell reaps it, and kill -0 succeeds on zombies).
+pid_running() {
+  local st
+  st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+ctld_alive() { local p; p=$(ctld_pid); [ -n "$p" ] && pid_running "$p"; }
 
 # kill -9 slurmctld and wait until it is gone (no cleanup of any kind runs).
 ctld_kill9() {
   local p; p=$(ctld_pid)
   [ -n "$p" ] && kill -KILL "$p" 2>/dev/null
-  wait_until 20 bash -c "! kill -0 $p 2>/dev/null"
+  wait_until 20 not_running "$p"
 }
+not_running() { ! pid_running "$1"; }
 
 # Wait until the process $1 died (e.g. killed by the fault shim).
 ctld_wait_dead() { # timeout
   local p; p=$(ctld_pid)
-  wait_until "$1" bash -c "! kill -0 $p 2>/dev/null"
+  wait_until "$1" not_running "$p"
 }
 
 # Byte offset of the end of slurmctld.log: the log of the next run starts
@@ -92,4 +100,16 @@ true_usage() { # epoch
 fw_usage() { # jobid
   "$FW_BUILD/src/cli/fairway" priority "$1" 2>/dev/null |
     sed -n 's/^Fair-share.* usage \([0-9.e+]*\) .*/\1/p'
+}
+
+# Slurm itself writes its job state up to SAVE_MAX_WAIT (5 s) after a change
+# (src/slurmctld/state_save.c): a kill -9 sooner makes slurmctld forget
+# recent submissions, starts and completions whatever the plugins do.  The
+# fault tests are about Fairway, so before a kill they wait for Slurm's own
+# save: touch a job (a comment) and wait for a job_state newer than that.
+slurm_saved() { # jobid
+  local ref="$_cluster_dir/.save-ref"
+  touch "$ref"; sleep 0.05
+  scontrol update jobid="$1" comment="fault-sync-$RANDOM" > /dev/null 2>&1
+  wait_until 30 test "$_cluster_dir/state/job_state" -nt "$ref"
 }

@@ -50,7 +50,7 @@ kill_mid_backfill() {
     -ex continue -ex 'bt 3' -ex 'print *j' -ex kill -ex quit > "$glog" 2>&1
   check "[$label] gdb stopped slurmctld inside a backfill pass" \
     grep -q "sf_run_pass (kind=kind@entry=SF_PASS_BACKFILL)" "$glog"
-  check "[$label] slurmctld was killed there" wait_until 20 bash -c "! kill -0 $p 2>/dev/null"
+  check "[$label] slurmctld was killed there" wait_until 20 not_running "$p"
   t0=$(date +%s.%N)
   ctld_start
   up=$(ctld_wait_up 60) || { fail "[$label] slurmctld did not come back"; tail -20 "$_cluster_dir/log/slurmctld.log"; return; }
