@@ -111,5 +111,8 @@ slurm_saved() { # jobid
   local ref="$_cluster_dir/.save-ref"
   touch "$ref"; sleep 0.05
   scontrol update jobid="$1" comment="fault-sync-$RANDOM" > /dev/null 2>&1
-  wait_until 30 test "$_cluster_dir/state/job_state" -nt "$ref"
+  wait_until 30 test "$(state_dir)/job_state" -nt "$ref"
 }
+
+# StateSaveLocation of this cluster (the last one slurm.conf sets).
+state_dir() { sed -n 's/^StateSaveLocation=//p' "$_cluster_dir/etc/slurm.conf" | tail -1; }

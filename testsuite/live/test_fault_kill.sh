@@ -42,6 +42,7 @@ done
 # there; then restart it and check what survived.
 kill_mid_backfill() {
   local label=$1 glog="$_cluster_dir/gdb-$1.log" before after p t0 up bf
+  slurm_saved "${long[0]}" || fail "[$label] Slurm did not save its job state"
   before=$(all_job_ids | tr '\n' ' ')
   p=$(ctld_pid)
   # gdb answers "yes" to its own questions in batch mode; 'kill' is SIGKILL.
