@@ -35,9 +35,11 @@ log_since() { tail -c +"$(( $1 + 1 ))" "$_cluster_dir/log/slurmctld.log"; }
 # ctld_start [VAR=value ...]: start slurmctld as cluster-start.sh does (same
 # binary link, flags and config), with extra environment (e.g. LD_PRELOAD),
 # and record its PID so cluster-stop.sh ends it.  Does not wait.
+# CTLD_WRAP (an array, e.g. valgrind and its options) runs in front of it.
+CTLD_WRAP=()
 ctld_start() {
   local conf="$_cluster_dir/etc/slurm.conf" pid
-  setsid env "$@" "$_cluster_dir/bin/slurmctld" -D -i -f "$conf" \
+  setsid env "$@" "${CTLD_WRAP[@]}" "$_cluster_dir/bin/slurmctld" -D -i -f "$conf" \
     >> "$_cluster_dir/log/slurmctld.out" 2>&1 < /dev/null &
   pid=$!
   disown "$pid" # a later kill -9 is expected: no job-control message
