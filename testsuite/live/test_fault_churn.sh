@@ -4,7 +4,7 @@
 #     the new PriorityWeightPartition (computed by hand); a fairway.conf
 #     with an unknown key is rejected at reconfigure and the old
 #     configuration stays;
-#  2. 20 s of churn while 60 short jobs are scheduled: nodes set DOWN (their
+#  2. 15 s of churn while 60 short jobs are scheduled: nodes set DOWN (their
 #     jobs are requeued by Slurm) and resumed, drained and resumed, the
 #     partition shrunk and grown and set DOWN and UP, a partition created
 #     and deleted, reconfigures (jobs in two partitions: both are in
@@ -59,7 +59,7 @@ scontrol reconfigure
 scancel "$blk" "$w"
 wait_until 30 queue_empty
 
-say "2. 20 s of churn while 60 jobs are scheduled"
+say "2. 15 s of churn while 60 jobs are scheduled"
 ids=()
 for i in $(seq 60); do
   p=batch; [ $((i % 5)) = 0 ] && p=batch,extra
@@ -67,7 +67,7 @@ for i in $(seq 60); do
 done
 mark_churn=$(log_mark)
 declare -A cancelled
-actions=0; t_end=$((SECONDS + 20))
+actions=0; t_end=$((SECONDS + 15))
 rand_job() { squeue -h -t "$1" -n churn -o %i | shuf -n1; }
 # wait (up to 1.5 s) until a pass is running (sdiag takes no slurmctld lock
 # and reports bf_active, which sched/fairway sets for each pass), so that

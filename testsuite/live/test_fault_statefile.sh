@@ -67,7 +67,7 @@ which_version() {
   echo TORN
 }
 
-dead_or_written() { ! pid_running "$1" || grep -q "^$1 $2 [0-9]* renamed" "$fdir/events.log"; }
+dead_or_written() { ! pid_running "$1" || grep -qs "^$1 $2 [0-9]* renamed" "$fdir/events.log"; }
 
 # start_shimmed VAR=value...: start slurmctld with the shim; prints its PID
 start_shimmed() {
@@ -96,8 +96,8 @@ for f in $files; do
       mark=$(log_mark)
       pid=$(start_shimmed FW_FAULT_KILL="$f:$n")
       # dead (killed at step n), or the write completed before step n
-      wait_until 30 dead_or_written "$pid" "$f"
-      sleep 0.5
+      for _ in $(seq 300); do dead_or_written "$pid" "$f" && break; sleep 0.1; done
+      pid_running "$pid" && sleep 0.3 # killed at "renamed" takes a moment
       if pid_running "$pid"; then
         complete="$(awk -v p="$pid" -v f="$f" '$1==p && $2==f {printf "%s ", $4; if ($4=="renamed") exit}' "$fdir/events.log")"
         echo "    $f ($variant): a complete write is: $complete"
@@ -162,6 +162,11 @@ check "nothing was kept aside as corrupt" bash -c "! ls '$state'/*.corrupt-* 2>/
 check_eq "every job is still known" "$jobs_before" "$(all_job_ids | tr '\n' ' ')"
 
 say "C. corrupt, truncated and empty state files"
+# slurmctld is stopped cleanly here (SIGTERM: Slurm saves its own state)
+stop_ctld() {
+  local p; p=$(ctld_pid)
+  kill -TERM "$p"; wait_until 60 not_running "$p" || { fail "slurmctld did not stop"; ctld_kill9; }
+}
 # damage KIND FILE: corrupt = one digit changed, truncated = cut in half,
 # empty = 0 bytes
 damage() {
@@ -182,7 +187,7 @@ round=0
 for kinds in "truncated corrupt" "corrupt truncated" "empty empty"; do
   round=$((round + 1))
   read -r kp ks <<< "$kinds"
-  ctld_kill9
+  stop_ctld
   damage "$kp" fairway_priority_state
   damage "$ks" fairway_sched_state
   snapshot "$_cluster_dir/damaged"
@@ -205,7 +210,6 @@ for kinds in "truncated corrupt" "corrupt truncated" "empty empty"; do
   j=$(submit -N1 -t 1 --wrap 'sleep 1')
   # two nodes are busy with the long jobs: this one runs on a free one
   check "[$round] a new job ($j) is scheduled and completes" wait_until 60 job_is "$j" COMPLETED
-  slurm_saved "$first_job"
   for f in $files; do
     check "[$round] a fresh $f was written" wait_until 30 bash -c \
       "[ -s '$state/$f' ] && ! cmp -s '$state/$f' '$_cluster_dir/damaged/$f'"

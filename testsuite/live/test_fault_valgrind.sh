@@ -18,7 +18,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fault_lib.sh"
 
-N=${FW_VG_CYCLES:-12}
+N=${FW_VG_CYCLES:-10}
 extra=$(mktemp)
 cat > "$extra" <<'EOF2'
 SchedulerParameters=sched_interval=-1,defer,bf_interval=1
