@@ -44,6 +44,7 @@ kill_mid_backfill() {
   local label=$1 glog="$_cluster_dir/gdb-$1.log" before after p t0 up bf
   slurm_saved "${long[0]}" || fail "[$label] Slurm did not save its job state"
   before=$(all_job_ids | tr '\n' ' ')
+  t_kill=$(date +%s) # usage truth is taken from here on
   p=$(ctld_pid)
   # gdb answers "yes" to its own questions in batch mode; 'kill' is SIGKILL.
   timeout 120 gdb -p "$p" -batch -nx -ex 'set pagination off' \
@@ -81,10 +82,9 @@ usage_check() { # label t_restart_begin
 }
 
 say "first kill: before any usage was saved"
-sleep 5
-t=$(date +%s)
+sleep 5 # 8 CPUs x 5 s: lost usage would show
 kill_mid_backfill first
-usage_check first "$t"
+usage_check first "$t_kill"
 
 say "second kill: after the restart saved the usage so far"
 # the restart's first recalculation wrote the state file: wait for it
@@ -93,9 +93,8 @@ wait_until 30 grep -q "^node U root root [1-9]" "$_cluster_dir/state/fairway_pri
 saved=$(awk '$1=="node" && $2=="U" {print $5}' "$_cluster_dir/state/fairway_priority_state")
 echo "    saved usage before the second kill: $saved CPU-s"
 sleep 8
-t=$(date +%s)
 kill_mid_backfill second
-usage_check second "$t"
+usage_check second "$t_kill"
 check "restored the saved usage (log)" grep -q "priority/fairway: restored fair-share usage" <(ctld_log)
 check "no state file was found unusable" bash -c "! grep -q 'unusable' '$_cluster_dir/log/slurmctld.log'"
 

@@ -27,7 +27,7 @@ Account=chem Parent=root Shares=40
 EOF2
 extra=$(mktemp)
 cat > "$extra" <<'EOF2'
-SchedulerParameters=sched_interval=-1,defer,bf_interval=1
+SchedulerParameters=sched_interval=-1,defer,bf_interval=30
 PriorityWeightFairshare=10000
 EOF2
 start_cluster fw-fstate 17530 --slurm-extra "$extra" --fairway-conf "$fwconf"
@@ -195,6 +195,8 @@ for kinds in "truncated corrupt" "corrupt truncated" "empty empty"; do
   mark=$(log_mark)
   ctld_start
   up=$(ctld_wait_up 60) || { fail "[$kinds] slurmctld did not start"; continue; }
+  # at once: a submission in the second slurmctld started (see below)
+  j=$(submit -N1 -t 1 --wrap 'sleep 1')
   echo "    [$kinds] slurmctld answers after $up s"
   for pair in "priority/fairway:fairway_priority_state:$kp" "sched/fairway:fairway_sched_state:$ks"; do
     IFS=: read -r plug f kind <<< "$pair"
@@ -207,9 +209,13 @@ for kinds in "truncated corrupt" "corrupt truncated" "empty empty"; do
     check "[$round] $kind $f: the log names the kept file" grep -qF "kept aside as $kept" <<< "$line"
   done
   check "[$round] priority/fairway starts with no usage" grep -q "starting with no usage" <(log_since "$mark")
-  j=$(submit -N1 -t 1 --wrap 'sleep 1')
-  # two nodes are busy with the long jobs: this one runs on a free one
-  check "[$round] a new job ($j) is scheduled and completes" wait_until 60 job_is "$j" COMPLETED
+  # two nodes are busy with the long jobs: this one runs on a free one,
+  # started by the main pass within seconds (bf_interval=30: a main pass
+  # that missed a submission in the second slurmctld started would leave
+  # it to the backfill pass 30 s later)
+  check "[$round] a new job ($j) starts within 10 s" wait_until 10 bash -c \
+    "[ \"\$(squeue -h -j $j -o %T)\" != PENDING ]"
+  check "[$round] and completes" wait_until 60 job_is "$j" COMPLETED
   for f in $files; do
     check "[$round] a fresh $f was written" wait_until 30 bash -c \
       "[ -s '$state/$f' ] && ! cmp -s '$state/$f' '$_cluster_dir/damaged/$f'"
