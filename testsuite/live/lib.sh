@@ -21,9 +21,13 @@ check_eq() { # description expected actual
   if [ "$2" = "$3" ]; then pass "$1 ($3)"; else fail "$1: expected '$2', got '$3'"; fi
 }
 
+# FW_PORT_OFFSET shifts every test's ports, so that several checkouts can
+# run the live tests at the same time on one machine.
+live_port() { echo $(( $1 + ${FW_PORT_OFFSET:-0} )); }
+
 # start_cluster NAME PORT [cluster-start options...]
 start_cluster() {
-  local name=$1 port=$2; shift 2
+  local name=$1 port; port=$(live_port "$2"); shift 2
   _cluster_dir="$FW_LIVE_DIR/$name"
   bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$_cluster_dir" >/dev/null 2>&1 || true
   if ! bash "$FW_TOP/contrib/cluster-start.sh" --dir "$_cluster_dir" --name "$name" \

@@ -16,9 +16,11 @@
 
 #include "slurm/slurm.h"
 
+#include "src/common/assoc_mgr.h"
 #include "src/common/log.h"
 #include "src/common/read_config.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
 
 #include "fw_config.h"
 #include "fw_slurm.h"
@@ -33,6 +35,16 @@ void fw_log_err(const char *plugin, const struct fw_err *err)
 	char buf[1024];
 
 	error("%s: %s", plugin, fw_err_str(err, buf, sizeof(buf)));
+}
+
+bool fw_job_visible_to(const job_record_t *job, uid_t uid)
+{
+	if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS))
+		return true;
+	if (job->user_id == uid || validate_operator(uid))
+		return true;
+	return job->account &&
+	       assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account);
 }
 
 /* ------------------------------------------------------- configuration */

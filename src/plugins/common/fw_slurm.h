@@ -11,10 +11,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "fw_common.h"
 
 struct fw_config;
+struct job_record;
 
 /* Symbols Slurm's plugin loader looks up must be visible. */
 #define FW_EXPORT __attribute__((visibility("default")))
@@ -40,6 +42,14 @@ void fw_log_err(const char *plugin, const struct fw_err *err);
 struct fw_config *fw_slurm_load_config(struct fw_err *err);
 /* Path of fairway.conf beside slurm.conf (malloc'd). */
 char *fw_slurm_fairway_conf_path(void);
+
+/*
+ * True if uid may see job the way squeue would under PrivateData=jobs: the
+ * job's owner, operators and administrators, and coordinators of the job's
+ * account.  Takes the assoc_mgr user read lock (for the coordinator test),
+ * so the caller must not hold it for writing.
+ */
+bool fw_job_visible_to(const struct job_record *job, uid_t uid);
 
 /*
  * Plugin state files under StateSaveLocation.  Writes are atomic: the data

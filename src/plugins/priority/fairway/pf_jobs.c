@@ -295,17 +295,6 @@ priority_factors_object_t *pf_factors_object(job_record_t *job,
 
 /* ------------------------------------------------------------ explain */
 
-/* True if uid may see job under PrivateData=jobs (as squeue would). */
-static bool visible_to(const job_record_t *job, uid_t uid)
-{
-	if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS))
-		return true;
-	if (job->user_id == uid || validate_operator(uid))
-		return true;
-	return job->account &&
-	       assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account);
-}
-
 static void append(char **buf, size_t *len, size_t *cap, const char *s)
 {
 	size_t n = strlen(s);
@@ -369,7 +358,7 @@ char *pf_explain_job(uint32_t job_id, uid_t uid)
 	char *out = NULL, line[256];
 	size_t len = 0, cap = 0;
 
-	if (!job || !visible_to(job, uid)) {
+	if (!job || !fw_job_visible_to(job, uid)) {
 		/* Same answer for "absent" and "not yours": no information
 		 * about other users' jobs leaks under PrivateData=jobs. */
 		snprintf(line, sizeof(line), "job %u: no such job (or not visible to you)\n",

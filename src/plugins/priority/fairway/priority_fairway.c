@@ -712,12 +712,7 @@ static bool sprio_lists(const job_record_t *job, uid_t uid, fw_time_t now,
 		return false;
 	if (IS_JOB_REVOKED(job) || job->priority == 0 || !use || use > now)
 		return false;
-	if ((slurm_conf.private_data & PRIVATE_DATA_JOBS) &&
-	    job->user_id != uid && !validate_operator(uid) &&
-	    !(job->account &&
-	      assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account)))
-		return false;
-	return true;
+	return fw_job_visible_to(job, uid);
 }
 
 List priority_p_get_priority_factors_list(

@@ -216,13 +216,6 @@ static void fmt_delta(time_t d, char *buf, size_t len)
 			 (long)(d % 3600 / 60), (long)(d % 60));
 }
 
-static bool visible_to(const job_record_t *job, uid_t uid)
-{
-	if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS))
-		return true;
-	return job->user_id == uid || validate_operator(uid);
-}
-
 static void add(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add(char **out, const char *fmt, ...)
 {
@@ -282,7 +275,7 @@ char *sf_explain(uint32_t job_id, uid_t uid)
 	char *out = NULL, t1[64], t2[64], dt[64];
 	time_t now = time(NULL);
 
-	if (!job || !visible_to(job, uid)) {
+	if (!job || !fw_job_visible_to(job, uid)) {
 		char *r;
 
 		add(&out, "job %u: no such job (or not visible to you)\n", job_id);
