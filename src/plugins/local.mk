@@ -24,13 +24,16 @@ src_plugins_sched_fairway_sched_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
 src_plugins_sched_fairway_sched_fairway_la_LIBADD = src/core/libfwcore.la -lm
 
 # Stage the built plugins in <builddir>/plugins so a local cluster can name
-# that directory first in a colon-separated PluginDir.
+# that directory first in a colon-separated PluginDir.  Copy, then rename:
+# a slurmctld running from plugins/ keeps its mapped file (cp over it would
+# rewrite the code under the running daemon and crash it).
 all-local: stage-plugins
 stage-plugins: $(plugin_LTLIBRARIES)
 	@$(MKDIR_P) plugins
 	@for la in $(plugin_LTLIBRARIES); do \
-	  so=`dirname $$la`/.libs/`basename $$la .la`.so; \
-	  cp -f $$so plugins/; \
+	  name=`basename $$la .la`.so; \
+	  cp -f `dirname $$la`/.libs/$$name plugins/.$$name.tmp && \
+	  mv -f plugins/.$$name.tmp plugins/$$name || exit 1; \
 	done
 .PHONY: stage-plugins
 
