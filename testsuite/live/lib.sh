@@ -34,6 +34,7 @@ start_cluster() {
       --port "$port" --plugins "$FW_BUILD/plugins" "$@"; then
     echo "FAIL: cluster $name did not start; logs in $_cluster_dir/log"
     tail -30 "$_cluster_dir/log/slurmctld.log" 2>/dev/null
+    bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$_cluster_dir" >/dev/null 2>&1
     exit 1
   fi
   # shellcheck disable=SC1091

@@ -361,6 +361,17 @@ int fw_state_read(const char *name, char **buf, size_t *len, char *errbuf,
 	return rc;
 }
 
+uint64_t fw_state_checksum(const char *buf, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)buf[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
 int fw_state_quarantine(const char *name, char *keptbuf, size_t keptlen)
 {
 	char suffix[64];

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "fw_common.h"
@@ -78,6 +79,8 @@ int fw_state_write(const char *name, const char *buf, size_t len,
  */
 int fw_state_read(const char *name, char **buf, size_t *len, char *errbuf,
 		  size_t errlen);
+/* FNV-1a 64 checksum of a state file's contents. */
+uint64_t fw_state_checksum(const char *buf, size_t len);
 /* Keep a bad state file aside as NAME.corrupt-<epoch>; path in keptbuf. */
 int fw_state_quarantine(const char *name, char *keptbuf, size_t keptlen);
 

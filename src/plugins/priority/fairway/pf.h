@@ -71,6 +71,7 @@ void pf_usage_job_end(job_record_t *job, fw_time_t now);
 void pf_usage_mirror_to_assoc_mgr(void);
 void pf_usage_restart_run_secs(void);
 int pf_job_fs_node(job_record_t *job);
+const char *pf_job_user(const job_record_t *job);
 void pf_usage_free(void);
 
 /* pf_jobs.c: jobs to the core and back. Caller holds the job lock
@@ -82,7 +83,7 @@ priority_factors_object_t *pf_factors_object(job_record_t *job,
 					      part_record_t *part, fw_time_t now);
 /* Full breakdown of a job the caller may see (visibility is decided by the
  * caller without assoc_mgr locks); malloc'd text. */
-char *pf_explain_job(uint32_t job_id, const char *owner_name);
+char *pf_explain_job(uint32_t job_id);
 /* The answer for absent jobs and jobs the caller may not see. */
 char *pf_explain_absent(uint32_t job_id);
 

@@ -30,6 +30,7 @@
 #include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/common/uid.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
@@ -289,6 +290,16 @@ int pf_usage_sync_tree(struct fw_err *err)
 	return 0;
 }
 
+/*
+ * The job's user name.  slurmctld fills job->user_name only when it builds a
+ * prolog message, so most jobs have none: use Slurm's cached uid lookup
+ * (one passwd lookup per user for the daemon's life, as Slurm does itself).
+ */
+const char *pf_job_user(const job_record_t *job)
+{
+	return job->user_name ? job->user_name : uid_to_string_cached(job->user_id);
+}
+
 int pf_job_fs_node(job_record_t *job)
 {
 	if (!pf.tree)
@@ -299,7 +310,7 @@ int pf_job_fs_node(job_record_t *job)
 		return -1;
 	}
 	return fw_fs_resolve(pf.tree, job->account ? job->account : "",
-			     job->user_name ? job->user_name : "");
+			     pf_job_user(job));
 }
 
 /* ---------------------------------------------- Slurm's limit usage */

@@ -148,13 +148,32 @@ static void state_load(void)
 
 /* ------------------------------------------------------------- the agent */
 
+/*
+ * Slurm's change stamps have one-second resolution: a change later in the
+ * same second as our previous look leaves them as we saw them (a job
+ * submitted right after another waited for the next backfill pass).  So a
+ * stamp as new as our previous look counts as a change once more.
+ */
 static bool changed_since(time_t *job, time_t *node, time_t *part,
 			  time_t *resv, time_t *conf)
 {
+	static time_t last_look;
+	time_t now = time(NULL), newest = last_job_update;
 	bool c = last_job_update != *job || last_node_update != *node ||
 		 last_part_update != *part || last_resv_update != *resv ||
 		 slurm_conf.last_update != *conf;
 
+	if (last_node_update > newest)
+		newest = last_node_update;
+	if (last_part_update > newest)
+		newest = last_part_update;
+	if (last_resv_update > newest)
+		newest = last_resv_update;
+	if (slurm_conf.last_update > newest)
+		newest = slurm_conf.last_update;
+	if (newest >= last_look)
+		c = true;
+	last_look = now;
 	*job = last_job_update;
 	*node = last_node_update;
 	*part = last_part_update;
