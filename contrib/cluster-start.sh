@@ -15,6 +15,8 @@
 #     --slurm-extra FILE lines appended to slurm.conf (override defaults)
 #     --fairway-conf F   fairway.conf to install beside slurm.conf
 #     --dbd              also start MariaDB + slurmdbd (accounting storage)
+#     --dbd-port P       slurmdbd port; MariaDB listens on P+1 (default:
+#                        SlurmctldPort+999)
 #     --no-fairway       use Slurm's priority/multifactor + sched/backfill
 #
 # With --dbd, AccountingStoragePass names the private munge socket (Slurm
@@ -26,6 +28,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=fw; nodes=4; cpus=2; mem=1000; port=17000
 plugins="$top/plugins"; extra=""; fwconf=""; dbd=0; fairway=1; dir=""
+dbdport=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -39,8 +42,9 @@ while [ $# -gt 0 ]; do
     --slurm-extra) extra=$2; shift 2;;
     --fairway-conf) fwconf=$2; shift 2;;
     --dbd) dbd=1; shift;;
+    --dbd-port) dbdport=$2; shift 2;;
     --no-fairway) fairway=0; shift;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0;;
     *) echo "cluster-start: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -97,7 +101,7 @@ else
 fi
 acct_lines="AccountingStorageType=accounting_storage/none"
 if [ "$dbd" = 1 ]; then
-  dbdport=$((port + 999))
+  [ -n "$dbdport" ] || dbdport=$((port + 999))
   acct_lines="AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStoragePort=$dbdport
