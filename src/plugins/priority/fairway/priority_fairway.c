@@ -527,7 +527,7 @@ int init(void)
 	server = fw_server_start(name, handle_request);
 	if (!server)
 		error("%s: cannot serve the fairway command on @%s", PLUGIN, name);
-	info("%s loaded (fair-share %s, PriorityCalcPeriod=%" PRId64 "s)", PLUGIN,
+	info("%s loaded (fair-share %s, recalculation every %" PRId64 " s)", PLUGIN,
 	     fw_fs_formula_name(pf.conf->fs->formula),
 	     (int64_t)fw_prio_calc_period(pf.conf->prio));
 	return SLURM_SUCCESS;
