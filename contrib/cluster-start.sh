@@ -66,7 +66,8 @@ if [ -f "$dir/pids" ] && [ -s "$dir/pids" ]; then
   die "$dir already has a running cluster (contrib/cluster-stop.sh --dir $dir)"
 fi
 
-rm -rf "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/munge"
+# A fresh cluster starts with fresh accounting too (job ids restart at 1).
+rm -rf "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/munge" "$dir/mysql"
 mkdir -p "$dir"/{etc,state,spool,log,run,munge}
 chmod 755 "$dir" "$dir/munge" "$dir/run"
 : > "$dir/pids"
