@@ -1,0 +1,69 @@
+# Helpers for the priority/fairway live tests (sourced after lib.sh).
+# Not a test itself: run.sh only runs test_*.sh.
+
+ctld_pid() { awk '$1=="slurmctld"{print $2}' "$_cluster_dir/pids"; }
+ctld_alive() { local p; p=$(ctld_pid); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+ctld_answers() { timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP'; }
+
+# Stop slurmctld only (nodes, slurmdbd and munge keep running); it saves
+# its state and the plugins' state on SIGTERM.
+ctld_stop() {
+  local p; p=$(ctld_pid)
+  [ -n "$p" ] || return 0
+  kill -TERM "$p" 2>/dev/null
+  wait_until 60 bash -c "! kill -0 $p 2>/dev/null" || { kill -KILL "$p"; return 1; }
+}
+
+# Start slurmctld the way contrib/cluster-start.sh does (same binary name,
+# options and log) and record its PID.  Does not wait.
+ctld_spawn() {
+  setsid "$_cluster_dir/bin/slurmctld" -D -i -f "$SLURM_CONF" \
+    >> "$_cluster_dir/log/slurmctld.out" 2>&1 < /dev/null &
+  local p=$!
+  sed -i '/^slurmctld /d' "$_cluster_dir/pids"
+  echo "slurmctld $p" >> "$_cluster_dir/pids"
+}
+
+# Start slurmctld and wait until it answers (and the nodes are back).
+ctld_start() {
+  ctld_spawn
+  wait_until 60 ctld_answers || return 1
+  wait_until 60 nodes_up
+}
+nodes_up() { [ -z "$(sinfo -h -N -t down,unknown -o %N 2>/dev/null)" ]; }
+
+ctld_restart() { ctld_stop && ctld_start; }
+
+# Lines of the slurmctld log written after the mark (ctld_log_mark).
+ctld_log_mark() { _log_mark=$(wc -l < "$_cluster_dir/log/slurmctld.log"); }
+ctld_log_since() { tail -n +"$((_log_mark + 1))" "$_cluster_dir/log/slurmctld.log"; }
+
+# set_conf FILE KEY VALUE: replace (or add) KEY=VALUE in a Slurm-style file.
+set_conf() {
+  if grep -q "^$2=" "$1"; then sed -i "s|^$2=.*|$2=$3|" "$1"; else echo "$2=$3" >> "$1"; fi
+}
+
+# sshare in parsable form: account|user|rawshares|normshares|rawusage|efctvusage|fairshare|levelfs
+# (account names without sshare's indentation).
+sshare_rows() {
+  sshare -a -n -P -o Account,User,RawShares,NormShares,RawUsage,EffectvUsage,FairShare,LevelFS 2>/dev/null |
+    sed 's/^ *//'
+}
+# RawUsage of an account line (user empty) or of account/user.
+sshare_usage() { # account [user]
+  sshare_rows | awk -F'|' -v a="$1" -v u="${2:-}" '$1==a && $2==u {print $5; exit}'
+}
+
+# sprio_field JOBID FORMAT-LETTER: one weighted column of one job.
+sprio_field() { sprio -h -j "$1" -o "%$2" 2>/dev/null | awk 'NR==1{print $1}'; }
+
+# Does the sum of sprio's columns equal its PRIORITY column for every line
+# of "sprio ARGS"?  Prints the offending lines.  Columns: site, age, assoc,
+# fairshare, jobsize, partition, qos, tres (name=value,...), nice.
+sprio_sums_ok() {
+  sprio -h "$@" -o '%.15i %.12Y %.12S %.12A %.12B %.12F %.12J %.12P %.12Q %.12N %40T' 2>/dev/null |
+    awk '{ s = $3 + $4 + $5 + $6 + $7 + $8 + $9 - $10
+           n = split($11, t, ","); for (i = 1; i <= n; i++) { split(t[i], kv, "="); s += kv[2] }
+           if (s != $2) { print "sum " s " != " $2 ": " $0; bad = 1 } ; lines++ }
+         END { exit (bad || !lines) }'
+}
