@@ -71,6 +71,8 @@ void pf_usage_job_end(job_record_t *job, fw_time_t now);
 void pf_usage_mirror_to_assoc_mgr(void);
 void pf_usage_restart_run_secs(void);
 int pf_job_fs_node(job_record_t *job);
+/* The job's user name (pending jobs have no job->user_name yet). */
+const char *pf_job_user(const job_record_t *job);
 void pf_usage_free(void);
 
 /* pf_jobs.c: jobs to the core and back. Caller holds the job lock

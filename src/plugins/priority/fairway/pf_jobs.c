@@ -75,7 +75,7 @@ static void fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
 	j->job_id = job->job_id;
 	j->uid = job->user_id;
 	j->account_id = job->assoc_id;
-	j->user = job->user_name ? fw_prio_resolve(c, FW_PRIO_USER, job->user_name) : -1;
+	j->user = fw_prio_resolve(c, FW_PRIO_USER, pf_job_user(job));
 	j->account = job->account ? fw_prio_resolve(c, FW_PRIO_ACCOUNT, job->account) : -1;
 	j->qos = job->qos_ptr && job->qos_ptr->name ?
 		fw_prio_resolve(c, FW_PRIO_QOS, job->qos_ptr->name) : -1;
@@ -378,7 +378,7 @@ char *pf_explain_job(uint32_t job_id, uid_t uid)
 		return out;
 	}
 	snprintf(line, sizeof(line), "Job %u  user %s  account %s  state %s  priority %u%s\n",
-		 job->job_id, job->user_name ? job->user_name : "?",
+		 job->job_id, pf_job_user(job),
 		 job->account ? job->account : "-",
 		 job_state_string(job->job_state), job->priority,
 		 job->direct_set_prio ? " (set by an administrator)" :

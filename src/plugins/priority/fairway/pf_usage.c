@@ -30,6 +30,7 @@
 #include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/common/uid.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
@@ -289,6 +290,18 @@ int pf_usage_sync_tree(struct fw_err *err)
 	return 0;
 }
 
+/*
+ * slurmctld fills job->user_name only when the job starts (prolog launch),
+ * so a pending job has none.  Slurm's uid cache answers after the first
+ * lookup of a uid; slurmctld itself resolves names under the job lock.
+ */
+const char *pf_job_user(const job_record_t *job)
+{
+	if (job->user_name && job->user_name[0])
+		return job->user_name;
+	return uid_to_string_cached(job->user_id);
+}
+
 int pf_job_fs_node(job_record_t *job)
 {
 	if (!pf.tree)
@@ -299,7 +312,7 @@ int pf_job_fs_node(job_record_t *job)
 		return -1;
 	}
 	return fw_fs_resolve(pf.tree, job->account ? job->account : "",
-			     job->user_name ? job->user_name : "");
+			     pf_job_user(job));
 }
 
 /* ---------------------------------------------- Slurm's limit usage */
