@@ -421,6 +421,14 @@ static char *tick(size_t *state_len)
 	return state;
 }
 
+/* One line: what is wrong, where (file:line: key=value), what happens now. */
+static void log_config_error(const struct fw_err *err, const char *outcome)
+{
+	char buf[1024];
+
+	error("%s: %s; %s", PLUGIN, fw_err_str(err, buf, sizeof(buf)), outcome);
+}
+
 static void reload_config(void)
 {
 	slurmctld_lock_t conf_read = { .conf = READ_LOCK };
@@ -431,9 +439,7 @@ static void reload_config(void)
 	c = fw_slurm_load_config(&err);
 	unlock_slurmctld(conf_read);
 	if (!c) {
-		fw_log_err(PLUGIN, &err);
-		error("%s: reconfigure rejected; the previous configuration stays in effect",
-		      PLUGIN);
+		log_config_error(&err, "reconfigure rejected, the previous configuration stays in effect");
 		return;
 	}
 	pthread_mutex_lock(&pf.mu);
@@ -509,8 +515,7 @@ int init(void)
 	/* slurm_conf is stable here (init runs before any reconfigure). */
 	c = fw_slurm_load_config(&err);
 	if (!c) {
-		fw_log_err(PLUGIN, &err);
-		error("%s: invalid configuration; refusing to start", PLUGIN);
+		log_config_error(&err, "refusing to start");
 		return SLURM_ERROR;
 	}
 	pthread_mutex_lock(&pf.mu);
