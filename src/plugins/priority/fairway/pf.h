@@ -66,6 +66,7 @@ extern struct pf pf;
  * Callers hold {job W or R} and assoc_mgr {assoc W, qos W, tres R}, and
  * pf.mu. */
 int pf_usage_sync_tree(struct fw_err *err);
+void pf_usage_sync_for_job(job_record_t *job);
 void pf_usage_tick(fw_time_t now);
 void pf_usage_job_end(job_record_t *job, fw_time_t now);
 void pf_usage_mirror_to_assoc_mgr(void);

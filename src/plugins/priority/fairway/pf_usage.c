@@ -291,6 +291,23 @@ int pf_usage_sync_tree(struct fw_err *err)
 }
 
 /*
+ * A job of an association created since the last recalculation (sacctmgr
+ * add user/account) has no node in the mirrored tree yet: rebuild the tree
+ * now rather than give the job a fair-share factor of 0 for up to a
+ * PriorityCalcPeriod.  Reads assoc_mgr only (caller holds assoc R);
+ * returns at once when the association tree has not changed.
+ */
+void pf_usage_sync_for_job(job_record_t *job)
+{
+	struct fw_err err;
+
+	if (!job->assoc_ptr || !use_dbd_tree() || pf_job_fs_node(job) >= 0)
+		return;
+	if (pf_usage_sync_tree(&err))
+		fw_log_err(PLUGIN, &err);
+}
+
+/*
  * slurmctld fills job->user_name only when the job starts (prolog launch),
  * so a pending job has none.  Slurm's uid cache answers after the first
  * lookup of a uid; slurmctld itself resolves names under the job lock.

@@ -584,6 +584,7 @@ uint32_t priority_p_set(uint32_t last_prio, job_record_t *job_ptr)
 		prio = 1; /* not initialised (cannot happen inside slurmctld) */
 	} else {
 		bind_tres();
+		pf_usage_sync_for_job(job_ptr);
 		prio = pf_compute_job(job_ptr, time(NULL), true);
 	}
 	pthread_mutex_unlock(&pf.mu);
