@@ -279,8 +279,12 @@ priority_factors_object_t *pf_factors_object(job_record_t *job,
 		f->direct_prio = job->priority;
 		f->nice = NICE_OFFSET;
 		f->priority_site = NICE_OFFSET;
-	} else if (part == job->part_ptr && job->prio_factors) {
-		/* The values behind job->priority, as computed. */
+	} else if (part == job->part_ptr && job->prio_factors &&
+		   !job->part_ptr_list) {
+		/* The values behind job->priority, as computed.  Not for a
+		 * multi-partition job: the schedulers move part_ptr from
+		 * partition to partition, so prio_factors may belong to
+		 * another one. */
 		slurm_copy_priority_factors_object(f, job->prio_factors);
 		xfree(f->partition); /* copy dups it; ours is borrowed */
 	} else {
