@@ -67,3 +67,25 @@ sprio_sums_ok() {
            if (s != $2) { print "sum " s " != " $2 ": " $0; bad = 1 } ; lines++ }
          END { exit (bad || !lines) }'
 }
+
+# Do the columns of sprio's own default view ("sprio ARGS", with its header)
+# add up to its PRIORITY column on every line?  Columns are found by their
+# header names: SITE, AGE, ASSOC, FAIRSHARE, JOBSIZE, PARTITION, QOS and
+# TRES (name=value,...) add, NICE subtracts.  Prints offending lines; fails
+# if there is no job line.
+sprio_view_sums_ok() {
+  sprio "$@" 2>/dev/null | awk '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; if (!col["PRIORITY"]) exit 2; next }
+    { s = 0
+      for (n in col) {
+        i = col[n]
+        if (n == "SITE" || n == "AGE" || n == "ASSOC" || n == "FAIRSHARE" || n == "JOBSIZE" ||
+            n == "PARTITION" || n == "QOS") s += $i
+        else if (n == "NICE") s -= $i
+        else if (n == "TRES" && $i != "") {
+          k = split($i, t, ","); for (j = 1; j <= k; j++) { split(t[j], kv, "="); s += kv[2] } }
+      }
+      if (s != $col["PRIORITY"]) { print "    sum " s " != PRIORITY: " $0; bad = 1 }
+      lines++ }
+    END { exit (bad || !lines) }'
+}
