@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,14 +79,50 @@ static void flags_string(uint16_t f, char *buf, size_t len)
 		snprintf(buf + off, len - off, "%sNO_FAIR_TREE", off ? "," : "");
 }
 
-/* Feed one slurm.conf key; on error err names the key and value. */
+struct key_line {
+	const char *key;
+	int line;
+};
+
+static int match_key_line(void *ctx, const char *line, int lineno)
+{
+	struct key_line *k = ctx;
+	size_t n = strlen(k->key);
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (strncasecmp(line, k->key, n))
+		return 0;
+	line += n;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (*line == '=')
+		k->line = lineno; /* the last one wins, as in Slurm */
+	return 0;
+}
+
+/* Line of slurm.conf that sets key (0 if not found there, e.g. in an
+ * Include'd file or a default). */
+static int slurm_conf_line(const char *key)
+{
+	struct key_line k = { .key = key };
+	struct fw_err ignored;
+
+	if (!slurm_conf.slurm_conf ||
+	    fw_read_lines(slurm_conf.slurm_conf, match_key_line, &k, &ignored))
+		return 0;
+	return k.line;
+}
+
+/* Feed one slurm.conf key; on error err names the file, line, key and
+ * value. */
 static int feed(struct fw_config *c, const char *key, const char *value,
 		struct fw_err *err)
 {
 	if (!value)
 		return 0;
 	if (fw_config_slurm(c, key, value, err) == FW_CONF_ERR) {
-		fw_err_locate(err, slurm_conf.slurm_conf, 0);
+		fw_err_locate(err, slurm_conf.slurm_conf, slurm_conf_line(key));
 		return -1;
 	}
 	return 0;

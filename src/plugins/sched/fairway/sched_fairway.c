@@ -89,9 +89,12 @@ static int load_config(bool at_init)
 	struct fw_config *c = fw_slurm_load_config(&err);
 
 	if (!c) {
-		fw_log_err(PLUGIN, &err);
-		error("%s: %s", PLUGIN, at_init ? "invalid configuration; refusing to start"
-			: "reconfigure rejected; the previous configuration stays in effect");
+		char buf[1024];
+
+		/* One line: what is wrong, where, and what happens now. */
+		error("%s: %s; %s", PLUGIN, fw_err_str(&err, buf, sizeof(buf)),
+		      at_init ? "refusing to start"
+			      : "reconfigure rejected, the previous configuration stays in effect");
 		return -1;
 	}
 	pthread_mutex_lock(&sf.mu);
