@@ -126,35 +126,80 @@ uint32_t pf_bypass_count(uint32_t job_id)
 
 /* --------------------------------------------------------- configuration */
 
+/*
+ * Bind PriorityWeightTRES to Slurm's TRES list, which slurmctld builds
+ * before it loads the priority plugin (and never changes without a
+ * restart).  An unknown TRES is a configuration error like any other.
+ * Returns 1 if bound, 0 if the list is not known (not in slurmctld), -1 on
+ * error (err names slurm.conf's line).  Caller holds assoc_mgr TRES R.
+ */
+static int bind_tres_list(struct fw_config *c, struct fw_err *err)
+{
+	if (!assoc_mgr_tres_name_array || slurmctld_tres_cnt <= 0)
+		return 0;
+	if (fw_prio_bind_tres(c->prio,
+			      (const char *const *)assoc_mgr_tres_name_array,
+			      slurmctld_tres_cnt, err) == FW_CONF_ERR) {
+		fw_err_locate(err, slurm_conf.slurm_conf,
+			      fw_slurm_conf_line("PriorityWeightTRES"));
+		return -1;
+	}
+	return 1;
+}
+
+/* The whole configuration, TRES bound; NULL with err on any error. */
+static struct fw_config *load_config(bool *tres_bound, struct fw_err *err)
+{
+	assoc_mgr_lock_t tres_read = { .tres = READ_LOCK };
+	struct fw_config *c = fw_slurm_load_config(err);
+	int rc;
+
+	if (!c)
+		return NULL;
+	assoc_mgr_lock(&tres_read);
+	rc = bind_tres_list(c, err);
+	assoc_mgr_unlock(&tres_read);
+	if (rc < 0) {
+		fw_config_free(c);
+		return NULL;
+	}
+	*tres_bound = rc > 0;
+	return c;
+}
+
+/* Late binding (pf.mu and TRES R held), only if the list was unknown when
+ * the configuration was loaded. */
 static void bind_tres(void)
 {
 	struct fw_err err;
+	int rc;
 
-	if (pf.tres_bound || !assoc_mgr_tres_name_array || slurmctld_tres_cnt <= 0)
+	if (pf.tres_bound)
 		return;
-	if (fw_prio_bind_tres(pf.conf->prio,
-			      (const char *const *)assoc_mgr_tres_name_array,
-			      slurmctld_tres_cnt, &err) == FW_CONF_ERR) {
-		fw_err_locate(&err, "slurm.conf", 0);
+	rc = bind_tres_list(pf.conf, &err);
+	if (rc < 0)
 		fw_log_err(PLUGIN, &err);
-		return;
-	}
-	pf.gpu_tres = -1;
-	for (int i = 0; i < slurmctld_tres_cnt; i++)
+	pf.tres_bound = rc > 0;
+}
+
+static int find_gpu_tres(void)
+{
+	for (int i = 0; assoc_mgr_tres_name_array && i < slurmctld_tres_cnt; i++)
 		if (!xstrcasecmp(assoc_mgr_tres_name_array[i], "gres/gpu"))
-			pf.gpu_tres = i;
-	pf.tres_bound = true;
+			return i;
+	return -1;
 }
 
 /* Install a new configuration (pf.mu held).  On reconfigure the accrual
  * ledger keeps its accrued time; the tree is rebuilt if it depends on it. */
-static void install_config(struct fw_config *c)
+static void install_config(struct fw_config *c, bool tres_bound)
 {
 	struct fw_config *old = pf.conf;
 	bool eligible = fw_prio_accrue_policy(c->prio) == FW_ACCRUE_ELIGIBLE;
 
 	pf.conf = c;
-	pf.tres_bound = false;
+	pf.tres_bound = tres_bound;
+	pf.gpu_tres = find_gpu_tres();
 	if (eligible && !pf.accrue)
 		pf.accrue = fw_accrue_new(c->prio);
 	else if (eligible)
@@ -434,16 +479,17 @@ static void reload_config(void)
 	slurmctld_lock_t conf_read = { .conf = READ_LOCK };
 	struct fw_config *c;
 	struct fw_err err;
+	bool bound = false;
 
 	lock_slurmctld(conf_read);
-	c = fw_slurm_load_config(&err);
+	c = load_config(&bound, &err);
 	unlock_slurmctld(conf_read);
 	if (!c) {
 		log_config_error(&err, "reconfigure rejected, the previous configuration stays in effect");
 		return;
 	}
 	pthread_mutex_lock(&pf.mu);
-	install_config(c);
+	install_config(c, bound);
 	pthread_mutex_unlock(&pf.mu);
 	info("%s: configuration reloaded", PLUGIN);
 }
@@ -509,17 +555,18 @@ int init(void)
 	struct fw_err err;
 	struct fw_config *c;
 	char name[200];
+	bool bound = false;
 
 	if (!fw_in_slurmctld())
 		return SLURM_SUCCESS; /* sshare: only calc_fs_factor is used */
 	/* slurm_conf is stable here (init runs before any reconfigure). */
-	c = fw_slurm_load_config(&err);
+	c = load_config(&bound, &err);
 	if (!c) {
 		log_config_error(&err, "refusing to start");
 		return SLURM_ERROR;
 	}
 	pthread_mutex_lock(&pf.mu);
-	install_config(c);
+	install_config(c, bound);
 	pf.stop = false;
 	pthread_mutex_unlock(&pf.mu);
 	if (pthread_create(&pf.thread, NULL, recalc_thread, NULL)) {
