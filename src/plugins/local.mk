@@ -24,13 +24,16 @@ src_plugins_sched_fairway_sched_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
 src_plugins_sched_fairway_sched_fairway_la_LIBADD = src/core/libfwcore.la -lm
 
 # Stage the built plugins in <builddir>/plugins so a local cluster can name
-# that directory first in a colon-separated PluginDir.
+# that directory first in a colon-separated PluginDir.  A new file is renamed
+# over the old one: overwriting it in place would change the code under a
+# slurmctld that has it loaded (and crash it).
 all-local: stage-plugins
 stage-plugins: $(plugin_LTLIBRARIES)
 	@$(MKDIR_P) plugins
 	@for la in $(plugin_LTLIBRARIES); do \
-	  so=`dirname $$la`/.libs/`basename $$la .la`.so; \
-	  cp -f $$so plugins/; \
+	  name=`basename $$la .la`.so; \
+	  cp -f `dirname $$la`/.libs/$$name plugins/.$$name.new && \
+	  mv -f plugins/.$$name.new plugins/$$name || exit 1; \
 	done
 .PHONY: stage-plugins
 
