@@ -8,6 +8,7 @@ FW_PLUGIN_COMMON = src/plugins/common/fw_slurm.c src/plugins/common/fw_slurm.h \
 plugin_LTLIBRARIES += src/plugins/priority/fairway/priority_fairway.la
 src_plugins_priority_fairway_priority_fairway_la_SOURCES = \
 	src/plugins/priority/fairway/priority_fairway.c \
+	src/plugins/priority/fairway/pf_recalc.c \
 	src/plugins/priority/fairway/pf_jobs.c src/plugins/priority/fairway/pf_usage.c \
 	src/plugins/priority/fairway/pf.h $(FW_PLUGIN_COMMON)
 src_plugins_priority_fairway_priority_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)

@@ -31,6 +31,20 @@ struct pf_charge {
 	bool seen;         /* seen in the current tick (pruning) */
 };
 
+/* One job (in one partition) of a recalculation (pf_recalc.c). */
+struct pf_work {
+	uint32_t job_id;
+	uint16_t nparts;          /* entries of this job: 1, or its partitions */
+	uint16_t part_idx;        /* index in part_ptr_list */
+	bool main;                /* the job's part_ptr at gather time */
+	bool has_tres;            /* tres_off holds TRES counts */
+	part_record_t *part;      /* compared, never dereferenced, after unlock */
+	size_t tres_off;          /* job's TRES, then the partition's, in work_tres */
+	struct fw_prio_job in;
+	uint32_t priority;
+	struct fw_prio_sprio sprio;
+};
+
 struct pf {
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
@@ -55,9 +69,25 @@ struct pf {
 	uint64_t total_mem_mb;       /* cluster memory (PE factor), per tick */
 	time_t last_save;
 
-	/* statistics for `fairway` and the benchmark */
+	/* the recalculation in progress (pf_recalc.c), buffers kept between
+	 * recalculations so that they cost no page faults */
+	struct pf_work *work;
+	uint32_t work_cap, work_len;
+	uint64_t *work_tres;
+	size_t work_tres_cap, work_tres_len;
+	uint32_t *work_touched;      /* job ids priority_p_set() recomputed */
+	uint32_t work_touched_cap, work_touched_len;
+	bool work_active;            /* between gather and apply */
+	time_t work_part_update;     /* last_part_update at gather */
+	fw_time_t work_now;
+	struct fw_prio_ctx work_ctx;
+
+	/* statistics for `fairway` and the benchmark (milliseconds) */
 	uint64_t ticks;
-	double last_tick_ms, max_tick_ms, last_lock_ms;
+	double last_lock_ms;         /* job write lock, whole recalculation */
+	double max_tick_ms;          /* largest last_lock_ms seen */
+	double last_read_ms;         /* job read lock (gather) */
+	double last_compute_ms;      /* outside the locks */
 };
 
 extern struct pf pf;
@@ -79,7 +109,21 @@ void pf_usage_free(void);
 /* pf_jobs.c: jobs to the core and back. Caller holds the job lock
  * (W to store results), assoc_mgr {assoc R, qos R} and pf.mu. */
 uint32_t pf_compute_job(job_record_t *job, fw_time_t now, bool store);
-void pf_compute_all(fw_time_t now);
+void pf_fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
+		 struct fw_prio_job *j, uint64_t *tres, uint64_t *part_tres);
+void pf_fill_ctx(struct fw_prio_ctx *ctx, fw_time_t now);
+void pf_store_sprio(priority_factors_object_t *f, const struct fw_prio_sprio *sp);
+bool pf_needs_priority(const job_record_t *job, bool running_too);
+
+/* pf_recalc.c: the periodic recalculation in three phases (see there).
+ * gather: {job R, part R} + assoc R + pf.mu, returns the jobs gathered;
+ * compute: no locks; apply: {job W, part R} + pf.mu, returns the jobs
+ * updated and sets *skipped (jobs that changed meanwhile). */
+uint32_t pf_recalc_gather(fw_time_t now);
+void pf_recalc_compute(void);
+uint32_t pf_recalc_apply(uint32_t *skipped);
+void pf_recalc_touch(uint32_t job_id);
+void pf_recalc_free(void);
 void pf_accrue_tick(fw_time_t now);
 priority_factors_object_t *pf_factors_object(job_record_t *job,
 					      part_record_t *part, fw_time_t now);

@@ -69,6 +69,7 @@ FW_EXPORT void priority_p_job_end(job_record_t *job_ptr);
  */
 FW_EXPORT List job_list = NULL;
 FW_EXPORT time_t last_job_update = 0;
+FW_EXPORT time_t last_part_update = 0;
 FW_EXPORT uint32_t cluster_cpus = NO_VAL;
 FW_EXPORT int slurmctld_tres_cnt = 0;
 FW_EXPORT uint16_t accounting_enforce = 0;
@@ -416,24 +417,37 @@ static double ms_since(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* One recalculation: usage, fair-share, accrual, priorities.  Returns the
- * serialised state to save (or NULL). */
+/*
+ * One recalculation.  The job write lock is taken twice, briefly: to charge
+ * usage and refresh fair-share (and Slurm's limit usage, with assoc_mgr
+ * written), and to store the new priorities; the priorities themselves are
+ * computed from copies taken under the read lock, outside every lock (see
+ * pf_recalc.c).  Returns the serialised state to save (or NULL).
+ */
 static char *tick(size_t *state_len)
 {
-	slurmctld_lock_t locks = { .job = WRITE_LOCK, .node = READ_LOCK,
-				   .part = READ_LOCK };
-	assoc_mgr_lock_t alocks = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK,
-				    .tres = READ_LOCK, .user = READ_LOCK };
-	struct timespec t0;
+	slurmctld_lock_t usage_locks = { .job = WRITE_LOCK, .node = READ_LOCK,
+					 .part = READ_LOCK };
+	slurmctld_lock_t read_locks = { .job = READ_LOCK, .node = READ_LOCK,
+					.part = READ_LOCK };
+	slurmctld_lock_t apply_locks = { .job = WRITE_LOCK, .part = READ_LOCK };
+	assoc_mgr_lock_t assoc_write = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK,
+					 .tres = READ_LOCK, .user = READ_LOCK };
+	assoc_mgr_lock_t assoc_read = { .assoc = READ_LOCK, .qos = READ_LOCK,
+					.tres = READ_LOCK, .user = READ_LOCK };
+	struct timespec t;
 	fw_time_t now;
 	struct fw_err err;
 	char *state = NULL;
 	static bool first = true;
+	uint32_t njobs, applied, skipped;
+	double w_usage, w_apply, r_gather, c_compute, longest;
 
-	lock_slurmctld(locks);
-	assoc_mgr_lock(&alocks);
+	/* 1. usage and fair-share: job W, assoc_mgr W */
+	lock_slurmctld(usage_locks);
+	clock_gettime(CLOCK_MONOTONIC, &t); /* the job write lock is held */
+	assoc_mgr_lock(&assoc_write);
 	pthread_mutex_lock(&pf.mu);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	now = time(NULL);
 	bind_tres();
 	pf.total_mem_mb = cluster_mem_mb();
@@ -448,21 +462,53 @@ static char *tick(size_t *state_len)
 	pf_usage_mirror_to_assoc_mgr();
 	if (pf.accrue)
 		pf_accrue_tick(now);
-	pf_compute_all(now);
+	pthread_mutex_unlock(&pf.mu);
+	assoc_mgr_unlock(&assoc_write);
+	w_usage = ms_since(&t);
+	unlock_slurmctld(usage_locks);
+
+	/* 2. gather the pending jobs' inputs: job R */
+	lock_slurmctld(read_locks);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	assoc_mgr_lock(&assoc_read);
+	pthread_mutex_lock(&pf.mu);
+	njobs = pf_recalc_gather(now);
+	pthread_mutex_unlock(&pf.mu);
+	assoc_mgr_unlock(&assoc_read);
+	r_gather = ms_since(&t);
+	unlock_slurmctld(read_locks);
+
+	/* 3. the factor model, outside every lock */
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	pf_recalc_compute();
+	c_compute = ms_since(&t);
+
+	/* 4. store the priorities: job W */
+	lock_slurmctld(apply_locks);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	pthread_mutex_lock(&pf.mu);
+	applied = pf_recalc_apply(&skipped);
 	pf.ticks++;
-	pf.last_lock_ms = ms_since(&t0);
-	if (pf.last_lock_ms > pf.max_tick_ms)
-		pf.max_tick_ms = pf.last_lock_ms;
 	if (now - pf.last_save >= 60 || pf.ticks == 1) {
 		state = state_serialise(state_len);
 		pf.last_save = now;
 	}
 	pthread_mutex_unlock(&pf.mu);
-	assoc_mgr_unlock(&alocks);
-	unlock_slurmctld(locks);
+	w_apply = ms_since(&t);
+	unlock_slurmctld(apply_locks);
+
+	pthread_mutex_lock(&pf.mu);
+	pf.last_lock_ms = w_usage + w_apply;
+	pf.last_read_ms = r_gather;
+	pf.last_compute_ms = c_compute;
+	if (pf.last_lock_ms > pf.max_tick_ms)
+		pf.max_tick_ms = pf.last_lock_ms;
+	longest = pf.max_tick_ms;
+	pthread_mutex_unlock(&pf.mu);
 	if (slurm_conf.debug_flags & DEBUG_FLAG_PRIO)
-		info("%s: recalculation held the job write lock for %.1f ms",
-		     PLUGIN, pf.last_lock_ms);
+		info("%s: recalculation of %u jobs held the job write lock for %.1f ms (usage %.1f + store %.1f; longest so far %.1f ms); read lock %.1f ms, computed outside the locks in %.1f ms; %u stored, %u changed meanwhile",
+		     PLUGIN, njobs, w_usage + w_apply, w_usage, w_apply,
+		     longest, r_gather, c_compute, applied, skipped);
 	return state;
 }
 
@@ -608,6 +654,7 @@ int fini(void)
 		state_save_now(state, len);
 	pthread_mutex_lock(&pf.mu);
 	pf_usage_free();
+	pf_recalc_free();
 	fw_accrue_free(pf.accrue);
 	pf.accrue = NULL;
 	fw_config_free(pf.conf);
@@ -630,9 +677,11 @@ uint32_t priority_p_set(uint32_t last_prio, job_record_t *job_ptr)
 	if (!pf.conf) {
 		prio = 1; /* not initialised (cannot happen inside slurmctld) */
 	} else {
-		bind_tres();
+		/* TRES are bound at load (bind_tres() is for the
+		 * recalculation thread only: it changes pf.conf) */
 		pf_usage_sync_for_job(job_ptr);
 		prio = pf_compute_job(job_ptr, time(NULL), true);
+		pf_recalc_touch(job_ptr->job_id);
 	}
 	pthread_mutex_unlock(&pf.mu);
 	assoc_mgr_unlock(&alocks);
