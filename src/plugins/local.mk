@@ -43,3 +43,7 @@ install-exec-hook:
 	rm -f $(DESTDIR)$(plugindir)/priority_fairway.la $(DESTDIR)$(plugindir)/sched_fairway.la
 clean-local:
 	rm -rf plugins
+
+# The priority plugin as client commands (sshare) load it.
+TESTS += testsuite/plugins/client_load.sh
+EXTRA_DIST += testsuite/plugins/client_load.sh
