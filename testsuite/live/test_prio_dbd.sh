@@ -154,8 +154,10 @@ check_eq "no TRES run minutes left after phys's jobs ended (drained)" 0 "$(assoc
 jlim=$(submit -A phys -n 1 -t 1 --wrap "sleep 1")
 jok=$(submit -A chem -n 1 -t 1 --wrap "sleep 1")
 check "chem's job (under its limit) runs" wait_until 30 job_is "$jok" COMPLETED
-reason=$(squeue -h -j "$jlim" -o %r)
-check_eq "phys's job waits for its limit" AssocGrpCPUMinutesLimit "$reason"
+limit_reason() { [ "$(squeue -h -j "$jlim" -o %r)" = AssocGrpCPUMinutesLimit ]; }
+wait_until 15 limit_reason
+check_eq "phys's job waits for its limit" "AssocGrpCPUMinutesLimit PENDING" \
+  "$(squeue -h -j "$jlim" -o '%r %T')"
 scancel "$jlim"
 sacctmgr -i modify account phys,chem set GrpTRESMins=cpu=-1 > /dev/null
 
@@ -169,7 +171,7 @@ set_conf "$SLURM_CONF" PriorityFlags NO_FAIR_TREE
 ctld_log_mark
 scontrol reconfigure
 new_weights() { [ "$(sprio_field "$jc" P)" = 3000 ]; }
-check "sprio shows the new partition weight within 10 s" wait_until 10 new_weights
+check "sprio shows the new partition weight within 20 s" wait_until 20 new_weights
 # Slurm's classic formula: for a user alone in an account under root,
 # S = RawShares(account) / sum of root's children's RawShares (sshare) and
 # U = usage(account) / usage(root), taken from slurmdbd's job records
