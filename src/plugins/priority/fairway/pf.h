@@ -45,6 +45,28 @@ struct pf_work {
 	struct fw_prio_sprio sprio;
 };
 
+/* Time spent holding a lock, over several holds. */
+struct pf_hold_stats {
+	double ms;        /* wall-clock, all holds */
+	double max_ms;    /* the longest single hold */
+	double cpu_ms;    /* this thread's CPU time while holding */
+	uint32_t holds;
+};
+struct pf_hold {
+	double wall0, cpu0;
+};
+void pf_hold_begin(struct pf_hold *h);
+double pf_hold_elapsed(const struct pf_hold *h);
+void pf_hold_end(const struct pf_hold *h, struct pf_hold_stats *st);
+
+/* One recalculation, for the log line and the benchmark. */
+struct pf_recalc_stats {
+	struct pf_hold_stats write;   /* job write lock (usage + store) */
+	struct pf_hold_stats read;    /* job read lock (gather) */
+	double compute_ms;            /* outside the locks */
+	uint32_t jobs, stored, skipped;
+};
+
 struct pf {
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
@@ -75,6 +97,8 @@ struct pf {
 	uint32_t work_cap, work_len;
 	uint64_t *work_tres;
 	size_t work_tres_cap, work_tres_len;
+	uint32_t *work_ids;          /* jobs to gather */
+	uint32_t work_ids_cap, work_ids_len;
 	uint32_t *work_touched;      /* job ids priority_p_set() recomputed */
 	uint32_t work_touched_cap, work_touched_len;
 	bool work_active;            /* between gather and apply */
@@ -82,12 +106,10 @@ struct pf {
 	fw_time_t work_now;
 	struct fw_prio_ctx work_ctx;
 
-	/* statistics for `fairway` and the benchmark (milliseconds) */
+	/* statistics (milliseconds) */
 	uint64_t ticks;
-	double last_lock_ms;         /* job write lock, whole recalculation */
-	double max_tick_ms;          /* largest last_lock_ms seen */
-	double last_read_ms;         /* job read lock (gather) */
-	double last_compute_ms;      /* outside the locks */
+	struct pf_recalc_stats last; /* the last recalculation */
+	double max_write_ms;         /* largest last.write.ms seen */
 };
 
 extern struct pf pf;
@@ -115,13 +137,10 @@ void pf_fill_ctx(struct fw_prio_ctx *ctx, fw_time_t now);
 void pf_store_sprio(priority_factors_object_t *f, const struct fw_prio_sprio *sp);
 bool pf_needs_priority(const job_record_t *job, bool running_too);
 
-/* pf_recalc.c: the periodic recalculation in three phases (see there).
- * gather: {job R, part R} + assoc R + pf.mu, returns the jobs gathered;
- * compute: no locks; apply: {job W, part R} + pf.mu, returns the jobs
- * updated and sets *skipped (jobs that changed meanwhile). */
-uint32_t pf_recalc_gather(fw_time_t now);
-void pf_recalc_compute(void);
-uint32_t pf_recalc_apply(uint32_t *skipped);
+/* pf_recalc.c: the periodic recalculation of pending jobs' priorities
+ * (gather, compute, apply; see there).  Called with no lock held; adds to
+ * *st. */
+void pf_recalc_run(fw_time_t now, struct pf_recalc_stats *st);
 void pf_recalc_touch(uint32_t job_id);
 void pf_recalc_free(void);
 void pf_accrue_tick(fw_time_t now);

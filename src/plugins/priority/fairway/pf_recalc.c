@@ -1,37 +1,85 @@
 /*
  * pf_recalc.c - priority/fairway: the periodic recalculation of every
- * pending job's priority, done in three phases so that slurmctld's job write
- * lock is held only to store the results:
+ * pending job's priority, done in phases so that slurmctld's locks are held
+ * only briefly:
  *
- *   gather   {job R, node R, part R} + assoc R + pf.mu: copy each pending
- *            job's inputs (struct fw_prio_job, its TRES counts and its
- *            partition's) into pf.work; no job is modified.
- *   compute  no slurmctld or assoc_mgr lock, no pf.mu: run the factor model
- *            on the copies (priority and sprio columns).  Only the
+ *   gather   {job R, node R, part R} + assoc R + pf.mu: the ids of the jobs
+ *            that need a priority, then each job's inputs (struct
+ *            fw_prio_job, its TRES counts and its partition's) copied into
+ *            pf.work; no job is modified.
+ *   compute  no slurmctld or assoc_mgr lock, no pf.mu: the factor model on
+ *            the copies (priority and sprio columns).  Only the
  *            recalculation thread ever replaces pf.conf, so reading it here
  *            without pf.mu is safe; fw_prio_compute() only reads it.
- *   apply    {job W} + pf.mu: look each job up again by id (pointers from the
- *            gather are never used after the unlock) and store priority,
- *            priority_array and prio_factors, unless the job changed in
- *            between: gone, no longer pending, held, admin-set, its
- *            partitions changed (last_part_update), or priority_p_set()
- *            already gave it a fresh priority (pf.work_touched).
+ *   apply    {job W, part R} + pf.mu: store priority, priority_array and
+ *            prio_factors.
+ *
+ * Gather and apply yield: a hold ends after PF_HOLD_MS and the locks are
+ * released for a moment (writers waiting on slurmctld's writer-preferring
+ * locks go first).  Jobs are always looked up again by id after a lock was
+ * taken (pointers from an earlier hold are never used) and left alone if
+ * they changed in between: gone, no longer pending, held, admin-set, their
+ * partitions changed (last_part_update: then nothing more is stored this
+ * time), or priority_p_set() gave them a fresh priority (pf.work_touched).
  */
 #include "config.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "slurm/slurm.h"
 
+#include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
+#include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "fw_slurm.h"
 #include "pf.h"
+
+/* Longest a gather or apply hold lasts before it yields. */
+#define PF_HOLD_MS 10.0
+/* Jobs between two looks at the clock. */
+#define PF_CLOCK_EVERY 64
+/* Pause between two holds, so that waiting writers get the locks. */
+#define PF_YIELD_USEC 1000
+
+/* ------------------------------------------------------------- holds */
+
+static double ts_ms(clockid_t clk)
+{
+	struct timespec t;
+
+	clock_gettime(clk, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+void pf_hold_begin(struct pf_hold *h)
+{
+	h->wall0 = ts_ms(CLOCK_MONOTONIC);
+	h->cpu0 = ts_ms(CLOCK_THREAD_CPUTIME_ID);
+}
+
+double pf_hold_elapsed(const struct pf_hold *h)
+{
+	return ts_ms(CLOCK_MONOTONIC) - h->wall0;
+}
+
+void pf_hold_end(const struct pf_hold *h, struct pf_hold_stats *st)
+{
+	double ms = pf_hold_elapsed(h);
+
+	st->ms += ms;
+	st->cpu_ms += ts_ms(CLOCK_THREAD_CPUTIME_ID) - h->cpu0;
+	if (ms > st->max_ms)
+		st->max_ms = ms;
+	st->holds++;
+}
 
 /* ------------------------------------------------------------- buffers */
 
@@ -64,6 +112,8 @@ void pf_recalc_free(void)
 	pf.work_tres_cap = pf.work_tres_len = 0;
 	xfree(pf.work_touched);
 	pf.work_touched_cap = pf.work_touched_len = 0;
+	xfree(pf.work_ids);
+	pf.work_ids_cap = pf.work_ids_len = 0;
 }
 
 /* ------------------------------------------------------------- gather */
@@ -91,47 +141,99 @@ static void gather_one(job_record_t *job, part_record_t *part, uint16_t idx,
 	w->has_tres = pf.tres_bound && nt > 0;
 }
 
-uint32_t pf_recalc_gather(fw_time_t now)
+static void gather_job(job_record_t *job, fw_time_t now)
 {
-	bool running = fw_prio_flags(pf.conf->prio) & FW_PRIO_FLAG_CALCULATE_RUNNING;
+	if (job->part_ptr_list) {
+		ListIterator pit = list_iterator_create(job->part_ptr_list);
+		int n = list_count(job->part_ptr_list);
+		part_record_t *part;
+		uint16_t i = 0;
+
+		while ((part = list_next(pit)) && i < n)
+			gather_one(job, part, i++, (uint16_t)n, now);
+		list_iterator_destroy(pit);
+	} else {
+		gather_one(job, job->part_ptr, 0, 1, now);
+	}
+}
+
+/* The ids of the jobs that need a priority (job R held). */
+static void collect_ids(bool running)
+{
 	ListIterator it;
 	job_record_t *job;
-	uint32_t jobs = 0;
 
-	pf.work_len = 0;
-	pf.work_tres_len = 0;
-	pf.work_touched_len = 0;
-	pf.work_part_update = last_part_update;
-	pf.work_now = now;
-	pf_fill_ctx(&pf.work_ctx, now);
+	pf.work_ids_len = 0;
 	if (!job_list)
-		return 0;
+		return;
 	it = list_iterator_create(job_list);
 	while ((job = list_next(it))) {
 		if (!pf_needs_priority(job, running))
 			continue;
-		jobs++;
-		if (job->part_ptr_list) {
-			ListIterator pit = list_iterator_create(job->part_ptr_list);
-			int n = list_count(job->part_ptr_list);
-			part_record_t *part;
-			uint16_t i = 0;
-
-			while ((part = list_next(pit)) && i < n)
-				gather_one(job, part, i++, (uint16_t)n, now);
-			list_iterator_destroy(pit);
-		} else {
-			gather_one(job, job->part_ptr, 0, 1, now);
+		if (pf.work_ids_len == pf.work_ids_cap) {
+			pf.work_ids_cap = pf.work_ids_cap ? pf.work_ids_cap * 2 : 4096;
+			pf.work_ids = xrecalloc(pf.work_ids, pf.work_ids_cap,
+						sizeof(uint32_t));
 		}
+		pf.work_ids[pf.work_ids_len++] = job->job_id;
 	}
 	list_iterator_destroy(it);
-	pf.work_active = true;
-	return jobs;
+}
+
+static void gather(fw_time_t now, struct pf_recalc_stats *st)
+{
+	slurmctld_lock_t locks = { .job = READ_LOCK, .node = READ_LOCK,
+				   .part = READ_LOCK };
+	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK, .qos = READ_LOCK,
+				    .tres = READ_LOCK, .user = READ_LOCK };
+	bool running = fw_prio_flags(pf.conf->prio) & FW_PRIO_FLAG_CALCULATE_RUNNING;
+	uint32_t i = 0;
+	bool first = true;
+
+	pf.work_len = 0;
+	pf.work_tres_len = 0;
+	while (1) {
+		struct pf_hold h;
+
+		lock_slurmctld(locks);
+		pf_hold_begin(&h);
+		assoc_mgr_lock(&alocks);
+		pthread_mutex_lock(&pf.mu);
+		if (first) {
+			first = false;
+			if (pf.accrue) /* reads jobs, writes only the ledger */
+				pf_accrue_tick(now);
+			collect_ids(running);
+			st->jobs = pf.work_ids_len;
+			pf.work_touched_len = 0;
+			pf.work_active = true;
+			pf.work_part_update = last_part_update;
+			pf.work_now = now;
+			pf_fill_ctx(&pf.work_ctx, now);
+		}
+		if (pf.work_part_update != last_part_update)
+			i = pf.work_ids_len; /* partitions rebuilt: stop here */
+		while (i < pf.work_ids_len) {
+			job_record_t *job = find_job_record(pf.work_ids[i++]);
+
+			if (job && pf_needs_priority(job, running))
+				gather_job(job, now);
+			if (!(i % PF_CLOCK_EVERY) && pf_hold_elapsed(&h) > PF_HOLD_MS)
+				break;
+		}
+		pthread_mutex_unlock(&pf.mu);
+		assoc_mgr_unlock(&alocks);
+		pf_hold_end(&h, &st->read);
+		unlock_slurmctld(locks);
+		if (i >= pf.work_ids_len)
+			break;
+		usleep(PF_YIELD_USEC);
+	}
 }
 
 /* ------------------------------------------------------------- compute */
 
-void pf_recalc_compute(void)
+static void pf_recalc_compute(void)
 {
 	const struct fw_prio_conf *c = pf.conf->prio;
 	int nt = slurmctld_tres_cnt > 0 ? slurmctld_tres_cnt : 0;
@@ -216,35 +318,64 @@ static bool apply_job(job_record_t *job, const struct pf_work *w)
 	return job->priority != old;
 }
 
-uint32_t pf_recalc_apply(uint32_t *skipped)
+static void apply(struct pf_recalc_stats *st)
 {
+	slurmctld_lock_t locks = { .job = WRITE_LOCK, .part = READ_LOCK };
 	bool running = fw_prio_flags(pf.conf->prio) & FW_PRIO_FLAG_CALCULATE_RUNNING;
-	bool changed = false;
-	uint32_t applied = 0, skip = 0;
+	uint32_t i = 0;
 
-	pf.work_active = false;
-	if (pf.work_touched_len)
-		qsort(pf.work_touched, pf.work_touched_len, sizeof(uint32_t), cmp_u32);
-	if (pf.work_part_update != last_part_update) {
-		/* partitions were rebuilt: entries may name freed records;
-		 * the next recalculation starts over */
-		*skipped = pf.work_len;
-		return 0;
-	}
-	for (uint32_t i = 0; i < pf.work_len; i += pf.work[i].nparts) {
-		const struct pf_work *w = &pf.work[i];
-		job_record_t *job = find_job_record(w->job_id);
+	while (1) {
+		struct pf_hold h;
+		bool changed = false;
+		uint32_t n = 0;
 
-		if (!job || !pf_needs_priority(job, running) ||
-		    touched(w->job_id) || !same_partitions(job, w)) {
-			skip++;
-			continue;
+		lock_slurmctld(locks);
+		pf_hold_begin(&h);
+		pthread_mutex_lock(&pf.mu);
+		if (pf.work_touched_len)
+			qsort(pf.work_touched, pf.work_touched_len,
+			      sizeof(uint32_t), cmp_u32);
+		if (pf.work_part_update != last_part_update) {
+			/* partitions were rebuilt: entries may name freed
+			 * records; the next recalculation starts over */
+			for (; i < pf.work_len; i += pf.work[i].nparts)
+				st->skipped++;
 		}
-		changed |= apply_job(job, w);
-		applied++;
+		while (i < pf.work_len) {
+			const struct pf_work *w = &pf.work[i];
+			job_record_t *job = find_job_record(w->job_id);
+
+			i += w->nparts;
+			if (!job || !pf_needs_priority(job, running) ||
+			    touched(w->job_id) || !same_partitions(job, w)) {
+				st->skipped++;
+			} else {
+				changed |= apply_job(job, w);
+				st->stored++;
+			}
+			if (!(++n % PF_CLOCK_EVERY) && pf_hold_elapsed(&h) > PF_HOLD_MS)
+				break;
+		}
+		if (changed)
+			last_job_update = time(NULL);
+		if (i >= pf.work_len)
+			pf.work_active = false;
+		pthread_mutex_unlock(&pf.mu);
+		pf_hold_end(&h, &st->write);
+		unlock_slurmctld(locks);
+		if (i >= pf.work_len)
+			break;
+		usleep(PF_YIELD_USEC);
 	}
-	if (changed)
-		last_job_update = pf.work_now;
-	*skipped = skip;
-	return applied;
+}
+
+void pf_recalc_run(fw_time_t now, struct pf_recalc_stats *st)
+{
+	double t0;
+
+	gather(now, st);
+	t0 = ts_ms(CLOCK_MONOTONIC);
+	pf_recalc_compute();
+	st->compute_ms = ts_ms(CLOCK_MONOTONIC) - t0;
+	apply(st);
 }

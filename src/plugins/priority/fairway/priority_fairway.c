@@ -408,44 +408,31 @@ static uint64_t cluster_mem_mb(void)
 	return total;
 }
 
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
-	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 /*
- * One recalculation.  The job write lock is taken twice, briefly: to charge
- * usage and refresh fair-share (and Slurm's limit usage, with assoc_mgr
- * written), and to store the new priorities; the priorities themselves are
- * computed from copies taken under the read lock, outside every lock (see
- * pf_recalc.c).  Returns the serialised state to save (or NULL).
+ * One recalculation.  The job write lock is taken to charge usage and
+ * refresh fair-share (assoc_mgr written too), then the priorities are
+ * recalculated (pf_recalc.c: inputs copied under the read lock, computed
+ * outside every lock, stored under the write lock, in holds of at most a
+ * few milliseconds).  Returns the serialised state to save (or NULL).
  */
 static char *tick(size_t *state_len)
 {
 	slurmctld_lock_t usage_locks = { .job = WRITE_LOCK, .node = READ_LOCK,
 					 .part = READ_LOCK };
-	slurmctld_lock_t read_locks = { .job = READ_LOCK, .node = READ_LOCK,
-					.part = READ_LOCK };
-	slurmctld_lock_t apply_locks = { .job = WRITE_LOCK, .part = READ_LOCK };
 	assoc_mgr_lock_t assoc_write = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK,
 					 .tres = READ_LOCK, .user = READ_LOCK };
-	assoc_mgr_lock_t assoc_read = { .assoc = READ_LOCK, .qos = READ_LOCK,
-					.tres = READ_LOCK, .user = READ_LOCK };
-	struct timespec t;
+	struct pf_recalc_stats st;
+	struct pf_hold h;
 	fw_time_t now;
 	struct fw_err err;
 	char *state = NULL;
 	static bool first = true;
-	uint32_t njobs, applied, skipped;
-	double w_usage, w_apply, r_gather, c_compute, longest;
+	double longest;
 
-	/* 1. usage and fair-share: job W, assoc_mgr W */
+	memset(&st, 0, sizeof(st));
+	/* usage and fair-share: job W, assoc_mgr W */
 	lock_slurmctld(usage_locks);
-	clock_gettime(CLOCK_MONOTONIC, &t); /* the job write lock is held */
+	pf_hold_begin(&h);
 	assoc_mgr_lock(&assoc_write);
 	pthread_mutex_lock(&pf.mu);
 	now = time(NULL);
@@ -460,55 +447,30 @@ static char *tick(size_t *state_len)
 	}
 	pf_usage_tick(now);
 	pf_usage_mirror_to_assoc_mgr();
-	if (pf.accrue)
-		pf_accrue_tick(now);
 	pthread_mutex_unlock(&pf.mu);
 	assoc_mgr_unlock(&assoc_write);
-	w_usage = ms_since(&t);
+	pf_hold_end(&h, &st.write);
 	unlock_slurmctld(usage_locks);
 
-	/* 2. gather the pending jobs' inputs: job R */
-	lock_slurmctld(read_locks);
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	assoc_mgr_lock(&assoc_read);
-	pthread_mutex_lock(&pf.mu);
-	njobs = pf_recalc_gather(now);
-	pthread_mutex_unlock(&pf.mu);
-	assoc_mgr_unlock(&assoc_read);
-	r_gather = ms_since(&t);
-	unlock_slurmctld(read_locks);
+	pf_recalc_run(now, &st);
 
-	/* 3. the factor model, outside every lock */
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	pf_recalc_compute();
-	c_compute = ms_since(&t);
-
-	/* 4. store the priorities: job W */
-	lock_slurmctld(apply_locks);
-	clock_gettime(CLOCK_MONOTONIC, &t);
 	pthread_mutex_lock(&pf.mu);
-	applied = pf_recalc_apply(&skipped);
 	pf.ticks++;
 	if (now - pf.last_save >= 60 || pf.ticks == 1) {
 		state = state_serialise(state_len);
 		pf.last_save = now;
 	}
-	pthread_mutex_unlock(&pf.mu);
-	w_apply = ms_since(&t);
-	unlock_slurmctld(apply_locks);
-
-	pthread_mutex_lock(&pf.mu);
-	pf.last_lock_ms = w_usage + w_apply;
-	pf.last_read_ms = r_gather;
-	pf.last_compute_ms = c_compute;
-	if (pf.last_lock_ms > pf.max_tick_ms)
-		pf.max_tick_ms = pf.last_lock_ms;
-	longest = pf.max_tick_ms;
+	pf.last = st;
+	if (st.write.ms > pf.max_write_ms)
+		pf.max_write_ms = st.write.ms;
+	longest = pf.max_write_ms;
 	pthread_mutex_unlock(&pf.mu);
 	if (slurm_conf.debug_flags & DEBUG_FLAG_PRIO)
-		info("%s: recalculation of %u jobs held the job write lock for %.1f ms (usage %.1f + store %.1f; longest so far %.1f ms); read lock %.1f ms, computed outside the locks in %.1f ms; %u stored, %u changed meanwhile",
-		     PLUGIN, njobs, w_usage + w_apply, w_usage, w_apply,
-		     longest, r_gather, c_compute, applied, skipped);
+		info("%s: recalculation of %u jobs held the job write lock for %.1f ms in %u holds (longest %.1f ms, CPU %.1f ms; most in a recalculation so far %.1f ms); read lock %.1f ms in %u holds (longest %.1f ms, CPU %.1f ms); computed outside the locks in %.1f ms; %u stored, %u changed meanwhile",
+		     PLUGIN, st.jobs, st.write.ms, st.write.holds,
+		     st.write.max_ms, st.write.cpu_ms, longest, st.read.ms,
+		     st.read.holds, st.read.max_ms, st.read.cpu_ms,
+		     st.compute_ms, st.stored, st.skipped);
 	return state;
 }
 
