@@ -36,7 +36,6 @@ struct pf_work {
 	uint32_t job_id;
 	uint16_t nparts;          /* entries of this job: 1, or its partitions */
 	uint16_t part_idx;        /* index in part_ptr_list */
-	bool main;                /* the job's part_ptr at gather time */
 	bool has_tres;            /* tres_off holds TRES counts */
 	part_record_t *part;      /* compared, never dereferenced, after unlock */
 	size_t tres_off;          /* job's TRES, then the partition's, in work_tres */

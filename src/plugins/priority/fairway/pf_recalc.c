@@ -131,7 +131,6 @@ static void gather_one(job_record_t *job, part_record_t *part, uint16_t idx,
 	w->part = part;
 	w->part_idx = idx;
 	w->nparts = nparts;
-	w->main = part == job->part_ptr;
 	w->tres_off = off;
 	/* TRES pointers are set in the compute phase: the pool may move */
 	pf_fill_job(job, part, now, &w->in, pf.work_tres + off,
