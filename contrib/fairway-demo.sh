@@ -23,10 +23,13 @@ fw_prepare
 
 dir="$top/_logs/demo-cluster"
 extra="$LOGDIR/demo-slurm.conf"
+# bf_interval=5: the demo shows the first plan a few seconds after submission
+# (Slurm's default backfill interval is 30 s).
 cat > "$extra" <<EOF
 FirstJobId=123
 PriorityWeightAge=1000
 PriorityWeightPartition=1000
+SchedulerParameters=sched_interval=-1,defer,bf_interval=5
 EOF
 bash "$top/contrib/cluster-stop.sh" --dir "$dir" >/dev/null 2>&1
 step "start 4-node cluster with Fairway" "$LOGDIR/demo-cluster.log" \
@@ -58,7 +61,12 @@ for spec in "markov phys-part 2 2 neutro3" "markov phys-part 2 2 neutro3" \
   printf '    %-5s %-7s %-9s %-5s %-5s %s\n' "$id" "$1" "$2" "${3}h" "$4" "$5"
   sleep 1   # keep the primer's submission order
 done
-sleep 3
+# Wait for the first backfill pass to plan the waiting jobs, so that
+# squeue --start shows their expected start times instead of N/A.
+for _ in $(seq 60); do
+  [ "$(squeue -h -j 126 -o %S 2>/dev/null)" != N/A ] && break
+  sleep 0.5
+done
 
 echo
 echo "==> sprio -l (Fairway's priority factors)"
@@ -73,10 +81,15 @@ squeue
 echo
 echo "==> waiting for the job mix to finish (about $((7 * hour)) s)"
 t0=$SECONDS
-while [ -n "$(squeue -h -o %i)" ]; do
-  sleep 5
-  printf '    %4d s: %s\n' $((SECONDS - t0)) "$(squeue -h -o '%i:%t' | tr '\n' ' ')"
+last=""
+while q=$(squeue -h -o '%i:%t' | sort | tr '\n' ' '); [ -n "$q" ]; do
+  if [ "$q" != "$last" ]; then   # print only when a job changes state
+    printf '    %4d s: %s\n' $((SECONDS - t0)) "$q"
+    last=$q
+  fi
+  sleep 2
 done
+printf '    %4d s: all jobs finished\n' $((SECONDS - t0))
 
 echo
 echo "==> the schedule Fairway produced (one column per primer hour)"

@@ -14,6 +14,7 @@ PKGS=(
   dpkg-dev
   clang libclang-rt-14-dev
   valgrind python3
+  gdb
 )
 
 SRC_LIST=/etc/apt/sources.list.d/fairway-deb-src.sources

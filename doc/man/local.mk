@@ -4,8 +4,8 @@ FAIRWAY_CONF_MAN_PARTS = doc/man/fairway.conf.head.man \
 	doc/man/fairway.conf.prio.man doc/man/fairway.conf.fs.man \
 	doc/man/fairway.conf.plan.man doc/man/fairway.conf.tail.man
 man5_MANS = doc/man/fairway.conf.5
-man8_MANS =
-man1_MANS =
+man8_MANS = doc/man/sched_fairway.8
+man1_MANS = doc/man/fairway.1
 CLEANFILES += doc/man/fairway.conf.5
 doc/man/fairway.conf.5: $(FAIRWAY_CONF_MAN_PARTS)
 	@$(MKDIR_P) doc/man

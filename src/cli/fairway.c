@@ -1,108 +1,303 @@
 /*
  * fairway - ask slurmctld's Fairway plugins about a job.
  *
- *   fairway explain JOBID    priority breakdown + plan: when and where the
- *                            job is expected to start, and what blocks it
- *   fairway priority JOBID   every priority factor of the job
- *   fairway plan JOBID       planned start, nodes and blocker only
+ *   fairway [--tcp] explain JOBID   priority breakdown + plan: when and where
+ *                                   the job is expected to start, and what
+ *                                   blocks it
+ *   fairway [--tcp] priority JOBID  every priority factor of the job
+ *   fairway [--tcp] plan JOBID      planned start, nodes and blocker only
  *
- * The plugins serve these on abstract Unix sockets on the controller host
- * (see fw_server.h); the caller's uid is checked by slurmctld's plugins
- * against PrivateData=jobs.
+ * On the controller host the plugins answer on abstract Unix sockets (the
+ * kernel tells them the caller's uid).  From any other host - a login node -
+ * the command connects to FairwayPort (fairway.conf beside slurm.conf, or
+ * $FAIRWAY_PORT) on the SlurmctldHost(s) and proves the caller's uid with a
+ * MUNGE credential whose payload is the request.  --tcp uses the network
+ * path even on the controller host.  See fw_server.h and fairway(1).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <munge.h>
+#include <netdb.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
 
+#include "fw_config.h"
+#include "fw_server.h"
+
+#define IO_TIMEOUT_S 10
+
+struct target {
+	const slurm_conf_t *conf;
+	unsigned port;       /* FairwayPort, 0 if unknown */
+	const char *munge_socket;
+	int tcp_only;
+};
+
 static void usage(FILE *f)
 {
-	fputs("usage: fairway explain|priority|plan JOBID\n"
+	fputs("usage: fairway [--tcp] explain|priority|plan JOBID\n"
 	      "  explain   priority breakdown and plan (start time, nodes, blocker)\n"
 	      "  priority  every priority factor of the job\n"
-	      "  plan      planned start time, nodes, and what blocks the job\n",
+	      "  plan      planned start time, nodes, and what blocks the job\n"
+	      "  --tcp     ask over the network (FairwayPort) even on the controller host\n",
 	      f);
 }
 
-/* Send one request line to a Fairway service; print the reply. */
-static int ask(const char *cluster, unsigned port, const char *service,
-	       const char *request)
+static void set_timeouts(int fd)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char name[200], buf[4096];
-	int fd, n, len;
+	struct timeval tv = { .tv_sec = IO_TIMEOUT_S };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* Send one line, copy the reply to stdout.  Returns 0 or -1. */
+static int exchange(int fd, const char *line)
+{
+	char buf[4096];
+	size_t left = strlen(line);
 	ssize_t r;
 
-	n = snprintf(name, sizeof(name), "fairway/%s/%u/%s", cluster, port, service);
-	if (n < 0 || (size_t)n >= sizeof(sa.sun_path) - 1)
+	while (left) {
+		r = send(fd, line, left, MSG_NOSIGNAL);
+		if (r <= 0)
+			return -1;
+		line += r;
+		left -= (size_t)r;
+	}
+	while ((r = recv(fd, buf, sizeof(buf), 0)) > 0)
+		fwrite(buf, 1, (size_t)r, stdout);
+	return r < 0 ? -1 : 0;
+}
+
+/* Connect to the plugin's abstract socket on this host; -1 if absent. */
+static int connect_local(const struct target *t, const char *service)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char name[200];
+	int fd, n;
+	socklen_t len;
+
+	fw_server_name(name, sizeof(name), t->conf->cluster_name,
+		       t->conf->slurmctld_port, service);
+	n = (int)strlen(name);
+	if ((size_t)n >= sizeof(sa.sun_path) - 1)
 		return -1;
 	memcpy(sa.sun_path + 1, name, (size_t)n);
-	len = (int)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, (socklen_t)len)) {
-		fprintf(stderr, "fairway: cannot reach sched/priority plugin '%s' "
-			"(run this on the slurmctld host; is %s/fairway loaded?): %s\n",
-			service, service, strerror(errno));
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, len)) {
 		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0)
+		set_timeouts(fd);
+	return fd;
+}
+
+/* Connect to host:port (first address that answers); -1 on failure. */
+static int connect_tcp(const char *host, unsigned port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+	char ps[16];
+	int fd = -1;
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	if (getaddrinfo(host, ps, &hints, &res))
+		return -1;
+	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		set_timeouts(fd); /* also bounds connect() on Linux */
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+/* "MUNGE:<credential carrying the request>\n" (malloc'd) or NULL. */
+static char *munge_request(const struct target *t, const char *request)
+{
+	munge_ctx_t ctx = munge_ctx_create();
+	char *cred = NULL, *line = NULL;
+	munge_err_t rc;
+
+	if (!ctx)
+		return NULL;
+	if (t->munge_socket)
+		munge_ctx_set(ctx, MUNGE_OPT_SOCKET, t->munge_socket);
+	rc = munge_encode(&cred, ctx, request, (int)strlen(request));
+	if (rc != EMUNGE_SUCCESS)
+		fprintf(stderr, "fairway: cannot create a MUNGE credential: %s\n",
+			munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(rc));
+	else if (asprintf(&line, "%s%s\n", FW_SERVER_MUNGE_PREFIX, cred) < 0)
+		line = NULL;
+	free(cred);
+	munge_ctx_destroy(ctx);
+	return line;
+}
+
+/* Over the network: each SlurmctldHost in turn (backup controllers). */
+static int ask_tcp(const struct target *t, unsigned port, const char *request)
+{
+	for (uint32_t i = 0; i < t->conf->control_cnt; i++) {
+		const char *host = t->conf->control_addr && t->conf->control_addr[i] ?
+			t->conf->control_addr[i] : t->conf->control_machine[i];
+		char *line;
+		int fd, rc;
+
+		if (!host || (fd = connect_tcp(host, port)) < 0)
+			continue;
+		line = munge_request(t, request);
+		rc = line ? exchange(fd, line) : -1;
+		free(line);
+		close(fd);
+		return rc;
+	}
+	fprintf(stderr, "fairway: cannot reach the controller on TCP port %u\n", port);
+	return -1;
+}
+
+/* Ask one plugin ("prio" on FairwayPort, "sched" on FairwayPort + 1). */
+static int ask(const struct target *t, const char *service, const char *request)
+{
+	unsigned port = t->port ? t->port + (strcmp(service, "sched") == 0) : 0;
+	int fd = t->tcp_only ? -1 : connect_local(t, service);
+	char line[256];
+	int rc;
+
+	if (fd >= 0) {
+		snprintf(line, sizeof(line), "%s\n", request);
+		rc = exchange(fd, line);
+		close(fd);
+		return rc;
+	}
+	if (port)
+		return ask_tcp(t, port, request);
+	fprintf(stderr, "fairway: the %s/fairway plugin does not answer on this host; "
+		"from other hosts set FairwayPort in fairway.conf (or FAIRWAY_PORT)\n",
+		strcmp(service, "sched") ? "priority" : "sched");
+	return -1;
+}
+
+/*
+ * FairwayPort: $FAIRWAY_PORT, else fairway.conf beside slurm.conf (the
+ * same file and parser slurmctld's plugins use).  0 if not configured;
+ * -1 if fairway.conf cannot be read or is invalid (reported).
+ */
+static int fairway_port(void)
+{
+	const char *env = getenv("FAIRWAY_PORT");
+	const char *sc = getenv("SLURM_CONF");
+	char *path = NULL, *slash;
+	struct fw_config *c;
+	struct fw_err err;
+	char msg[1024];
+	int port = -1;
+
+	if (env && *env) {
+		char *end;
+		long v = strtol(env, &end, 10);
+
+		if (*end || v <= 0 || v > 65534) {
+			fprintf(stderr, "fairway: FAIRWAY_PORT=%s is not a TCP port\n", env);
+			return -1;
+		}
+		return (int)v;
+	}
+	if (asprintf(&path, "%s", sc && *sc ? sc : "/etc/slurm/slurm.conf") < 0)
+		return -1;
+	slash = strrchr(path, '/');
+	if (slash)
+		slash[1] = '\0';
+	else
+		path[0] = '\0';
+	if (asprintf(&slash, "%sfairway.conf", path) < 0) {
+		free(path);
 		return -1;
 	}
-	snprintf(buf, sizeof(buf), "%s\n", request);
-	if (write(fd, buf, strlen(buf)) < 0) {
-		close(fd);
-		return -1;
+	free(path);
+	path = slash;
+	if (access(path, F_OK)) {
+		free(path);
+		return 0; /* no extensions: no FairwayPort */
 	}
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		fwrite(buf, 1, (size_t)r, stdout);
-	close(fd);
-	return 0;
+	c = fw_config_new();
+	fw_err_clear(&err);
+	if (fw_config_load_file(c, path, &err))
+		fprintf(stderr, "fairway: %s\n", fw_err_str(&err, msg, sizeof(msg)));
+	else
+		port = c->service_port;
+	fw_config_free(c);
+	free(path);
+	return port;
 }
 
 int main(int argc, char **argv)
 {
 	slurm_conf_t *conf = NULL;
-	char req[128];
+	struct target t = { 0 };
+	char req[128], sock[256];
+	const char *cmd;
 	char *end;
 	unsigned long id;
-	int rc = 0;
+	int rc = 0, port, a = 1;
 
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);
 		return 0;
 	}
-	if (argc != 3) {
+	if (argc > 1 && !strcmp(argv[1], "--tcp")) {
+		t.tcp_only = 1;
+		a++;
+	}
+	if (argc - a != 2) {
 		usage(stderr);
 		return 2;
 	}
-	id = strtoul(argv[2], &end, 10);
-	if (*end || !id) {
-		fprintf(stderr, "fairway: bad job id '%s'\n", argv[2]);
+	cmd = argv[a];
+	if (strcmp(cmd, "explain") && strcmp(cmd, "priority") && strcmp(cmd, "plan")) {
+		usage(stderr);
+		return 2;
+	}
+	id = strtoul(argv[a + 1], &end, 10);
+	if (*end || !id || id > UINT32_MAX) {
+		fprintf(stderr, "fairway: bad job id '%s'\n", argv[a + 1]);
+		return 2;
+	}
+	if ((port = fairway_port()) < 0)
+		return 1;
+	if (t.tcp_only && !port) {
+		fprintf(stderr, "fairway: --tcp needs FairwayPort in fairway.conf (or FAIRWAY_PORT)\n");
 		return 2;
 	}
 	if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS) {
 		slurm_perror("fairway: cannot load the Slurm configuration");
 		return 1;
 	}
-	if (!strcmp(argv[1], "explain") || !strcmp(argv[1], "priority")) {
+	t.conf = conf;
+	t.port = (unsigned)port;
+	if (fw_authinfo_munge_socket(conf->authinfo, sock, sizeof(sock)))
+		t.munge_socket = sock;
+	if (!strcmp(cmd, "explain") || !strcmp(cmd, "priority")) {
 		snprintf(req, sizeof(req), "priority %lu", id);
-		rc |= ask(conf->cluster_name, conf->slurmctld_port, "prio", req);
+		rc |= ask(&t, "prio", req);
 	}
-	if (!strcmp(argv[1], "explain") || !strcmp(argv[1], "plan")) {
+	if (!strcmp(cmd, "explain") || !strcmp(cmd, "plan")) {
 		snprintf(req, sizeof(req), "plan %lu", id);
-		rc |= ask(conf->cluster_name, conf->slurmctld_port, "sched", req);
-	}
-	if (strcmp(argv[1], "explain") && strcmp(argv[1], "priority") &&
-	    strcmp(argv[1], "plan")) {
-		usage(stderr);
-		rc = 2;
+		rc |= ask(&t, "sched", req);
 	}
 	slurm_free_ctl_conf(conf);
 	return rc ? 1 : 0;

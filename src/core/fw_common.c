@@ -554,6 +554,27 @@ int fw_read_lines(const char *path, fw_line_cb cb, void *ctx,
 
 /* ------------------------------------------------------------- utilities */
 
+int fw_authinfo_munge_socket(const char *authinfo, char *buf, size_t len)
+{
+	const char *p = authinfo;
+
+	/* Comma-separated options; Slurm matches "socket=" case-insensitively. */
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n > 7 && !strncasecmp(p, "socket=", 7)) {
+			if (n - 7 >= len)
+				return 0;
+			memcpy(buf, p + 7, n - 7);
+			buf[n - 7] = '\0';
+			return 1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
 bool fw_streq(const char *a, const char *b)
 {
 	if (!a || !b)

@@ -132,6 +132,13 @@ void *fw_xcalloc(size_t n, size_t sz);
 void *fw_xrealloc(void *p, size_t n);
 
 /*
+ * The MUNGE socket named in Slurm's AuthInfo ("socket=/run/munge/x,ttl=60"):
+ * copies the path into buf and returns 1; returns 0 if AuthInfo names no
+ * socket (MUNGE's default is meant) or the path does not fit.
+ */
+int fw_authinfo_munge_socket(const char *authinfo, char *buf, size_t len);
+
+/*
  * Hostlist expression handling ("c[1-4,7],gpu[01-02],login1"), as in
  * Slurm's NodeName=/Nodes= values.  Expands into a newly allocated array of
  * newly allocated names; returns the count or -1 on a malformed expression.

@@ -73,6 +73,26 @@ int fw_config_slurm(struct fw_config *c, const char *key, const char *value,
 	return merge_rc(rc, fw_plan_conf_slurm(c->plan, key, value, err));
 }
 
+/* FairwayPort=N: the port and the next one are Fairway's (see fw_config.h). */
+static int service_port_line(struct fw_config *c, const struct fw_kv *kv,
+			     struct fw_err *err)
+{
+	uint32_t port;
+	struct fw_err e;
+
+	if (kv->n > 1)
+		return fw_err_set(err, NULL, 0, kv->key[1], kv->val[1],
+				  "FairwayPort takes no attributes");
+	fw_err_clear(&e);
+	if (fw_parse_uint32(kv->val[0], &port, &e))
+		return fw_err_set(err, NULL, 0, kv->key[0], kv->val[0], "%s", e.msg);
+	if (port > 65534)
+		return fw_err_set(err, NULL, 0, kv->key[0], kv->val[0],
+				  "expected a TCP port 1-65534 (the next port is used too), or 0 for none");
+	c->service_port = (uint16_t)port;
+	return FW_CONF_OK;
+}
+
 int fw_config_line(struct fw_config *c, const struct fw_kv *kv,
 		   struct fw_err *err)
 {
@@ -80,6 +100,8 @@ int fw_config_line(struct fw_config *c, const struct fw_kv *kv,
 
 	if (kv->n == 0)
 		return FW_CONF_OK;
+	if (!strcasecmp(kv->key[0], "FairwayPort"))
+		return service_port_line(c, kv, err);
 	if (fw_config_is_slurm_key(kv->key[0]))
 		return fw_err_set(err, NULL, 0, kv->key[0], kv->val[0],
 				  "this is a slurm.conf parameter; set it in slurm.conf, not in fairway.conf");

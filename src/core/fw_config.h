@@ -27,6 +27,12 @@ struct fw_config {
 	struct fw_prio_conf *prio;
 	struct fw_fs_conf *fs;
 	struct fw_plan_conf *plan;
+	/*
+	 * FairwayPort: TCP port on the controller where priority/fairway
+	 * answers the fairway command from other hosts (sched/fairway uses
+	 * the next port); 0 = only on the controller host (abstract socket).
+	 */
+	uint16_t service_port;
 	bool finished;
 };
 

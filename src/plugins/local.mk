@@ -1,6 +1,7 @@
-# Slurm plugins: thin adapters over the core.  Built as modules without any
-# -l flags (slurmctld and libslurmfull resolve Slurm's symbols at dlopen
-# time, lazily), never with -z now.
+# Slurm plugins: thin adapters over the core.  Built as modules without
+# Slurm -l flags (slurmctld and libslurmfull resolve Slurm's symbols at
+# dlopen time, lazily), never with -z now.  libmunge authenticates the
+# fairway command's requests from other hosts (as Slurm's auth/munge does).
 FW_PLUGIN_LDFLAGS = -module -avoid-version -shared -export-dynamic
 FW_PLUGIN_COMMON = src/plugins/common/fw_slurm.c src/plugins/common/fw_slurm.h \
 	src/plugins/common/fw_server.c src/plugins/common/fw_server.h
@@ -13,7 +14,7 @@ src_plugins_priority_fairway_priority_fairway_la_SOURCES = \
 	src/plugins/priority/fairway/pf.h $(FW_PLUGIN_COMMON)
 src_plugins_priority_fairway_priority_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)
 src_plugins_priority_fairway_priority_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
-src_plugins_priority_fairway_priority_fairway_la_LIBADD = src/core/libfwcore.la -lm
+src_plugins_priority_fairway_priority_fairway_la_LIBADD = src/core/libfwcore.la -lmunge -lm
 
 plugin_LTLIBRARIES += src/plugins/sched/fairway/sched_fairway.la
 src_plugins_sched_fairway_sched_fairway_la_SOURCES = \
@@ -22,19 +23,19 @@ src_plugins_sched_fairway_sched_fairway_la_SOURCES = \
 	src/plugins/sched/fairway/sf_table.c $(FW_PLUGIN_COMMON)
 src_plugins_sched_fairway_sched_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)
 src_plugins_sched_fairway_sched_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
-src_plugins_sched_fairway_sched_fairway_la_LIBADD = src/core/libfwcore.la -lm
+src_plugins_sched_fairway_sched_fairway_la_LIBADD = src/core/libfwcore.la -lmunge -lm
 
 # Stage the built plugins in <builddir>/plugins so a local cluster can name
-# that directory first in a colon-separated PluginDir.  A new file is renamed
-# over the old one: overwriting it in place would change the code under a
-# slurmctld that has it loaded (and crash it).
+# that directory first in a colon-separated PluginDir.  Copy, then rename:
+# overwriting the file in place changes the code under a running
+# slurmctld that has it mapped, which then dies with SIGSEGV.
 all-local: stage-plugins
 stage-plugins: $(plugin_LTLIBRARIES)
 	@$(MKDIR_P) plugins
 	@for la in $(plugin_LTLIBRARIES); do \
-	  name=`basename $$la .la`.so; \
-	  cp -f `dirname $$la`/.libs/$$name plugins/.$$name.new && \
-	  mv -f plugins/.$$name.new plugins/$$name || exit 1; \
+	  base=`basename $$la .la`; \
+	  so=`dirname $$la`/.libs/$$base.so; \
+	  cp -f $$so plugins/.$$base.so.new && mv -f plugins/.$$base.so.new plugins/$$base.so; \
 	done
 .PHONY: stage-plugins
 

@@ -2,6 +2,8 @@
 # Run every live-cluster test (testsuite/live/test_*.sh) one after the other.
 #   testsuite/live/run.sh [test_name ...]
 # Each test starts and stops its own cluster; logs are kept in $FW_LIVE_DIR.
+# FW_PORT_OFFSET=N shifts every test cluster's ports by N (to run two
+# checkouts' live tests side by side).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export FW_LIVE_DIR=${FW_LIVE_DIR:-/tmp/fairway-live}

@@ -49,7 +49,7 @@ check "job $j2 started no later than $j3 ($s2 <= $s3)" test "$s2" \< "$s3" -o "$
 
 say "a second cluster runs side by side (own munge, ports, state)"
 d2="$FW_LIVE_DIR/fw-found-2"
-if bash "$FW_TOP/contrib/cluster-start.sh" --dir "$d2" --name fw-found-2 --port 17250 \
+if bash "$FW_TOP/contrib/cluster-start.sh" --dir "$d2" --name fw-found-2 --port "$(live_port 17250)" \
      --nodes 2 --plugins "$FW_BUILD/plugins" > "$FW_LIVE_DIR/fw-found-2.start.log" 2>&1; then
   check_eq "second cluster has 2 idle nodes" 2 \
     "$(SLURM_CONF=$d2/etc/slurm.conf sinfo -h -N -t idle -o %N | sort -u | wc -l)"

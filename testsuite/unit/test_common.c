@@ -228,6 +228,25 @@ START_TEST(hostlists)
 }
 END_TEST
 
+START_TEST(authinfo_munge_socket)
+{
+	char buf[64];
+
+	ck_assert_int_eq(fw_authinfo_munge_socket("socket=/run/munge/x.sock", buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "/run/munge/x.sock");
+	/* among other options, in any case, as Slurm accepts it */
+	ck_assert_int_eq(fw_authinfo_munge_socket("ttl=60,Socket=/s,cred_expire=30", buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "/s");
+	/* no socket: MUNGE's default */
+	ck_assert_int_eq(fw_authinfo_munge_socket(NULL, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(fw_authinfo_munge_socket("", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(fw_authinfo_munge_socket("ttl=60", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(fw_authinfo_munge_socket("socket=", buf, sizeof(buf)), 0);
+	/* a path that does not fit is not truncated into another path */
+	ck_assert_int_eq(fw_authinfo_munge_socket("socket=/0123456789", buf, 8), 0);
+}
+END_TEST
+
 static Suite *common_suite(void)
 {
 	Suite *s = suite_create("common");
@@ -241,6 +260,7 @@ static Suite *common_suite(void)
 	tcase_add_test(tc, line_reader_reports_missing_file);
 	tcase_add_test(tc, error_string_names_everything);
 	tcase_add_test(tc, hostlists);
+	tcase_add_test(tc, authinfo_munge_socket);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -353,6 +353,24 @@ START_TEST(dispatcher_errors_name_file_line_key_value)
 	rejects("\nTopologyPlacement=sometimes\n", "TopologyPlacement", "sometimes", "");
 	rejects("\nFairShareFormula=magic\n", "FairShareFormula", "magic", "");
 	rejects("\nstray\n", "stray", "", "without '='");
+	rejects("\nFairwayPort=65535\n", "FairwayPort", "65535", "next port");
+	rejects("\nFairwayPort=http\n", "FairwayPort", "http", "");
+	rejects("\nFairwayPort=6820 Host=ctl\n", "Host", "ctl", "no attributes");
+}
+END_TEST
+
+START_TEST(fairway_port)
+{
+	struct fw_config *c = fw_config_new();
+	const char *text = "# fairway command from login nodes\nFairwayPort=6820\n";
+	struct fw_err err;
+
+	ck_assert_int_eq(c->service_port, 0); /* default: controller host only */
+	fw_err_clear(&err);
+	ck_assert_int_eq(fw_config_load_buf(c, "fairway.conf", text, strlen(text), &err), 0);
+	ck_assert_int_eq(c->service_port, 6820);
+	ck_assert_int_eq(fw_config_finish(c, &err), 0);
+	fw_config_free(c);
 }
 END_TEST
 
@@ -389,6 +407,7 @@ static Suite *presets_suite(void)
 	tcase_add_test(tc, primer_share_minus_usage_and_boosts);
 	tcase_add_test(tc, dispatcher_errors_name_file_line_key_value);
 	tcase_add_test(tc, dispatcher_slurm_keys);
+	tcase_add_test(tc, fairway_port);
 	suite_add_tcase(s, tc);
 	return s;
 }

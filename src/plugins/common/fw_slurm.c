@@ -17,11 +17,14 @@
 
 #include "slurm/slurm.h"
 
+#include "src/common/assoc_mgr.h"
 #include "src/common/log.h"
 #include "src/common/read_config.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
 
 #include "fw_config.h"
+#include "fw_server.h"
 #include "fw_slurm.h"
 
 bool fw_in_slurmctld(void)
@@ -34,6 +37,42 @@ void fw_log_err(const char *plugin, const struct fw_err *err)
 	char buf[1024];
 
 	error("%s: %s", plugin, fw_err_str(err, buf, sizeof(buf)));
+}
+
+struct fw_server *fw_slurm_serve(const char *plugin, const char *service,
+				 const struct fw_config *c, unsigned port_offset,
+				 char *(*handler)(uid_t, const char *))
+{
+	char name[200], sock[256], why[512];
+	struct fw_server_conf sc = { .name = name };
+	struct fw_server *srv;
+
+	fw_server_name(name, sizeof(name), slurm_conf.cluster_name,
+		       slurm_conf.slurmctld_port, service);
+	if (c->service_port)
+		sc.tcp_port = (uint16_t)(c->service_port + port_offset);
+	if (fw_authinfo_munge_socket(slurm_conf.authinfo, sock, sizeof(sock)))
+		sc.munge_socket = sock;
+	srv = fw_server_start(&sc, handler, why, sizeof(why));
+	if (!srv)
+		error("%s: cannot serve the fairway command: %s", plugin, why);
+	else if (sc.tcp_port)
+		info("%s: serving the fairway command on @%s and TCP port %u (MUNGE)",
+		     plugin, name, sc.tcp_port);
+	return srv;
+}
+
+bool fw_job_visible_to(const job_record_t *job, uid_t uid)
+{
+	if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS))
+		return true;
+	if (job->user_id == uid || validate_operator(uid))
+		return true;
+	/* Coordinators come from slurmdbd's user list; without one there
+	 * are none (and asking would make assoc_mgr try to fetch it). */
+	if (!assoc_mgr_user_list || !job->account)
+		return false;
+	return assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account);
 }
 
 /* ------------------------------------------------------- configuration */
@@ -318,6 +357,17 @@ int fw_state_read(const char *name, char **buf, size_t *len, char *errbuf,
 	fclose(f);
 	free(path);
 	return rc;
+}
+
+uint64_t fw_state_checksum(const char *buf, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)buf[i];
+		h *= 1099511628211ull;
+	}
+	return h;
 }
 
 int fw_state_quarantine(const char *name, char *keptbuf, size_t keptlen)

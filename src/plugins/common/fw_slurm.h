@@ -10,10 +10,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include "fw_common.h"
 
 struct fw_config;
+struct fw_server;
+struct job_record;
 
 /* Symbols Slurm's plugin loader looks up must be visible. */
 #define FW_EXPORT __attribute__((visibility("default")))
@@ -44,6 +48,26 @@ int fw_slurm_conf_line(const char *key);
 char *fw_slurm_fairway_conf_path(void);
 
 /*
+ * Serve the fairway command for one plugin: on the abstract socket of this
+ * cluster's "service" ("prio" or "sched") and, when FairwayPort is set, on
+ * TCP port FairwayPort + port_offset with MUNGE authentication (MUNGE's
+ * socket from AuthInfo).  Failures are logged (the plugin keeps scheduling);
+ * returns NULL then.  The handler is an fw_server_handler.
+ */
+struct fw_server *fw_slurm_serve(const char *plugin, const char *service,
+				 const struct fw_config *c, unsigned port_offset,
+				 char *(*handler)(uid_t, const char *));
+
+/*
+ * True if uid may see job the way squeue would under PrivateData=jobs: the
+ * job's owner, operators and administrators, and coordinators of the job's
+ * account.  Call it with NO assoc_mgr lock held: Slurm's operator check
+ * (validate_operator) takes assoc_mgr's user write lock when it has no user
+ * list yet (no slurmdbd), and the coordinator check its read lock.
+ */
+bool fw_job_visible_to(const struct job_record *job, uid_t uid);
+
+/*
  * Plugin state files under StateSaveLocation.  Writes are atomic: the data
  * goes to NAME.new, is fsync'ed, the previous file is kept as NAME.old, the
  * new one renamed over NAME and the directory fsync'ed, so a crash leaves
@@ -58,6 +82,8 @@ int fw_state_write(const char *name, const char *buf, size_t len,
  */
 int fw_state_read(const char *name, char **buf, size_t *len, char *errbuf,
 		  size_t errlen);
+/* FNV-1a 64 checksum of a state file's contents. */
+uint64_t fw_state_checksum(const char *buf, size_t len);
 /* Keep a bad state file aside as NAME.corrupt-<epoch>; path in keptbuf. */
 int fw_state_quarantine(const char *name, char *keptbuf, size_t keptlen);
 

@@ -145,7 +145,11 @@ void pf_recalc_free(void);
 void pf_accrue_tick(fw_time_t now);
 priority_factors_object_t *pf_factors_object(job_record_t *job,
 					      part_record_t *part, fw_time_t now);
-char *pf_explain_job(uint32_t job_id, uid_t uid);
+/* Full breakdown of a job the caller may see (visibility is decided by the
+ * caller without assoc_mgr locks); malloc'd text. */
+char *pf_explain_job(uint32_t job_id);
+/* The answer for absent jobs and jobs the caller may not see. */
+char *pf_explain_absent(uint32_t job_id);
 
 /* bypass counts kept by sched/fairway (0 if it is not loaded) */
 uint32_t pf_bypass_count(uint32_t job_id);

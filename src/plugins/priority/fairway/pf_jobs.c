@@ -282,17 +282,6 @@ priority_factors_object_t *pf_factors_object(job_record_t *job,
 
 /* ------------------------------------------------------------ explain */
 
-/* True if uid may see job under PrivateData=jobs (as squeue would). */
-static bool visible_to(const job_record_t *job, uid_t uid)
-{
-	if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS))
-		return true;
-	if (job->user_id == uid || validate_operator(uid))
-		return true;
-	return job->account &&
-	       assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account);
-}
-
 static void append(char **buf, size_t *len, size_t *cap, const char *s)
 {
 	size_t n = strlen(s);
@@ -349,21 +338,27 @@ static void explain_fairshare(job_record_t *job, char **out, size_t *len,
 	append(out, len, cap, line);
 }
 
-char *pf_explain_job(uint32_t job_id, uid_t uid)
+char *pf_explain_absent(uint32_t job_id)
+{
+	char *out = NULL, line[96];
+	size_t len = 0, cap = 0;
+
+	/* Same answer for "absent" and "not yours": no information about
+	 * other users' jobs leaks under PrivateData=jobs. */
+	snprintf(line, sizeof(line), "job %u: no such job (or not visible to you)\n", job_id);
+	append(&out, &len, &cap, line);
+	return out;
+}
+
+char *pf_explain_job(uint32_t job_id)
 {
 	job_record_t *job = find_job_record(job_id);
 	fw_time_t now = time(NULL);
 	char *out = NULL, line[256];
 	size_t len = 0, cap = 0;
 
-	if (!job || !visible_to(job, uid)) {
-		/* Same answer for "absent" and "not yours": no information
-		 * about other users' jobs leaks under PrivateData=jobs. */
-		snprintf(line, sizeof(line), "job %u: no such job (or not visible to you)\n",
-			 job_id);
-		append(&out, &len, &cap, line);
-		return out;
-	}
+	if (!job) /* ended and purged since the caller looked */
+		return pf_explain_absent(job_id);
 	snprintf(line, sizeof(line), "Job %u  user %s  account %s  state %s  priority %u%s\n",
 		 job->job_id, pf_job_user(job),
 		 job->account ? job->account : "-",

@@ -235,8 +235,9 @@ static void install_config(struct fw_config *c, bool tres_bound)
 
 /*
  * State file (all sections are text; the fair-share and accrual sections
- * are versioned and checksummed by the core):
- *   fairway-priority-state 1
+ * are versioned and checksummed by the core, and the whole file is
+ * checksummed too, so that a damaged last_tick or user line is caught):
+ *   fairway-priority-state 2
  *   last_tick <epoch>
  *   --users--            (ledger mode: the account/user pairs that exist,
  *   <account> <user>      so usage of accounts created on the fly is kept)
@@ -244,8 +245,12 @@ static void install_config(struct fw_config *c, bool tres_bound)
  *   <fw_fs_state_save>
  *   --accrue--
  *   <fw_accrue_save>
+ *   checksum <16 hex digits>   FNV-1a 64 of everything above
+ * Version 1 files (no checksum line) are still read.
  */
-#define STATE_MAGIC "fairway-priority-state 1\n"
+#define STATE_MAGIC "fairway-priority-state 2\n"
+#define STATE_MAGIC_V1 "fairway-priority-state 1\n"
+#define SUM_MARK "checksum "
 #define USERS_MARK "--users--\n"
 #define FS_MARK "\n--fairshare--\n"
 #define ACCRUE_MARK "\n--accrue--\n"
@@ -292,9 +297,41 @@ static char *state_serialise(size_t *len)
 	sb_str(&buf, len, &cap, ACCRUE_MARK);
 	if (ac)
 		sb_add(&buf, len, &cap, ac, al);
+	if (buf[*len - 1] != '\n')
+		sb_str(&buf, len, &cap, "\n");
+	snprintf(line, sizeof(line), SUM_MARK "%016" PRIx64 "\n",
+		 fw_state_checksum(buf, *len));
+	sb_str(&buf, len, &cap, line);
 	free(fs);
 	free(ac);
 	return buf;
+}
+
+/*
+ * Check the trailing checksum line of a version-2 file; on success *len is
+ * cut to the checksummed part.  Returns 0, or -1 with a reason.
+ */
+static int state_verify(const char *buf, size_t *len, struct fw_err *err)
+{
+	const char *end = buf + *len, *last;
+	unsigned long long sum;
+	char hex[17];
+
+	if (*len < 2 || end[-1] != '\n')
+		return fw_err_set(err, NULL, 0, NULL, NULL, "truncated (no checksum line)");
+	for (last = end - 1; last > buf && last[-1] != '\n'; last--)
+		;
+	if ((size_t)(end - last) != strlen(SUM_MARK) + 17 ||
+	    strncmp(last, SUM_MARK, strlen(SUM_MARK)))
+		return fw_err_set(err, NULL, 0, NULL, NULL, "truncated (no checksum line)");
+	memcpy(hex, last + strlen(SUM_MARK), 16);
+	hex[16] = '\0';
+	if (strspn(hex, "0123456789abcdef") != 16 || sscanf(hex, "%llx", &sum) != 1 ||
+	    sum != fw_state_checksum(buf, (size_t)(last - buf)))
+		return fw_err_set(err, NULL, 0, "checksum", hex,
+				  "does not match the contents (damaged file)");
+	*len = (size_t)(last - buf);
+	return 0;
 }
 
 /* Ledger mode: recreate account/user nodes that were created on the fly. */
@@ -326,8 +363,14 @@ static int state_parse(const char *buf, size_t len, struct fw_err *err)
 	long long tick;
 	int consumed = 0;
 
-	if (len < strlen(STATE_MAGIC) || strncmp(p, STATE_MAGIC, strlen(STATE_MAGIC)))
+	if (len >= strlen(STATE_MAGIC) && !strncmp(p, STATE_MAGIC, strlen(STATE_MAGIC))) {
+		if (state_verify(buf, &len, err))
+			return -1;
+		end = buf + len;
+	} else if (len < strlen(STATE_MAGIC_V1) ||
+		   strncmp(p, STATE_MAGIC_V1, strlen(STATE_MAGIC_V1))) {
 		return fw_err_set(err, NULL, 1, NULL, NULL, "not a Fairway priority state file");
+	}
 	p += strlen(STATE_MAGIC);
 	if (sscanf(p, "last_tick %lld\n%n", &tick, &consumed) != 1 || !consumed)
 		return fw_err_set(err, NULL, 2, NULL, NULL, "bad last_tick line");
@@ -535,6 +578,26 @@ static void *recalc_thread(void *arg)
 
 /* ------------------------------------------------------ explain server */
 
+/*
+ * May uid see the job (PrivateData=jobs)?  Decided under the job read lock
+ * alone: Slurm's operator and coordinator checks may take assoc_mgr's user
+ * write lock (without slurmdbd they try to fetch the user list), which would
+ * deadlock under the assoc_mgr read locks the breakdown needs.  False for
+ * absent and invisible jobs alike, so nothing leaks about other users' jobs.
+ */
+static bool job_visible(uint32_t job_id, uid_t uid)
+{
+	slurmctld_lock_t job_read = { .job = READ_LOCK };
+	job_record_t *job;
+	bool visible;
+
+	lock_slurmctld(job_read);
+	job = find_job_record(job_id);
+	visible = job && fw_job_visible_to(job, uid);
+	unlock_slurmctld(job_read);
+	return visible;
+}
+
 static char *handle_request(uid_t uid, const char *req)
 {
 	slurmctld_lock_t locks = { .job = READ_LOCK, .node = READ_LOCK,
@@ -546,10 +609,12 @@ static char *handle_request(uid_t uid, const char *req)
 
 	if (sscanf(req, "priority %lu", &id) != 1)
 		return strdup("error: unknown request (expected: priority JOBID)\n");
+	if (!job_visible((uint32_t)id, uid))
+		return pf_explain_absent((uint32_t)id);
 	lock_slurmctld(locks);
 	assoc_mgr_lock(&alocks);
 	pthread_mutex_lock(&pf.mu);
-	reply = pf_explain_job((uint32_t)id, uid);
+	reply = pf_explain_job((uint32_t)id);
 	pthread_mutex_unlock(&pf.mu);
 	assoc_mgr_unlock(&alocks);
 	unlock_slurmctld(locks);
@@ -562,7 +627,6 @@ int init(void)
 {
 	struct fw_err err;
 	struct fw_config *c;
-	char name[200];
 	bool bound = false;
 
 	if (!fw_in_slurmctld())
@@ -582,11 +646,7 @@ int init(void)
 		return SLURM_ERROR;
 	}
 	pf.thread_running = true;
-	fw_server_name(name, sizeof(name), slurm_conf.cluster_name,
-		       slurm_conf.slurmctld_port, "prio");
-	server = fw_server_start(name, handle_request);
-	if (!server)
-		error("%s: cannot serve the fairway command on @%s", PLUGIN, name);
+	server = fw_slurm_serve(PLUGIN, "prio", pf.conf, 0, handle_request);
 	info("%s loaded (fair-share %s, recalculation every %" PRId64 " s)", PLUGIN,
 	     fw_fs_formula_name(pf.conf->fs->formula),
 	     (int64_t)fw_prio_calc_period(pf.conf->prio));
@@ -733,12 +793,7 @@ static bool sprio_lists(const job_record_t *job, uid_t uid, fw_time_t now,
 		return false;
 	if (IS_JOB_REVOKED(job) || job->priority == 0 || !use || use > now)
 		return false;
-	if ((slurm_conf.private_data & PRIVATE_DATA_JOBS) &&
-	    job->user_id != uid && !validate_operator(uid) &&
-	    !(job->account &&
-	      assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account)))
-		return false;
-	return true;
+	return fw_job_visible_to(job, uid);
 }
 
 List priority_p_get_priority_factors_list(

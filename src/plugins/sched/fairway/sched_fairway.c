@@ -80,6 +80,9 @@ static void check_main_scheduler_handover(const struct fw_plan_conf *pc)
 	if (!pc->defer)
 		info("%s: SchedulerParameters lacks 'defer': salloc/srun allocations may start at submit time, before Fairway plans them",
 		     PLUGIN);
+	if (slurm_conf.preempt_type && xstrcmp(slurm_conf.preempt_type, "preempt/none"))
+		error("%s: PreemptType=%s is not supported: Fairway starts jobs on free nodes only and never preempts (see sched_fairway(8))",
+		      PLUGIN, slurm_conf.preempt_type);
 }
 
 /* Load and install; returns 0, or -1 (error logged) keeping the old one. */
@@ -145,13 +148,32 @@ static void state_load(void)
 
 /* ------------------------------------------------------------- the agent */
 
+/*
+ * Slurm's change stamps have one-second resolution: a change later in the
+ * same second as our previous look leaves them as we saw them (a job
+ * submitted right after another waited for the next backfill pass).  So a
+ * stamp as new as our previous look counts as a change once more.
+ */
 static bool changed_since(time_t *job, time_t *node, time_t *part,
 			  time_t *resv, time_t *conf)
 {
+	static time_t last_look;
+	time_t now = time(NULL), newest = last_job_update;
 	bool c = last_job_update != *job || last_node_update != *node ||
 		 last_part_update != *part || last_resv_update != *resv ||
 		 slurm_conf.last_update != *conf;
 
+	if (last_node_update > newest)
+		newest = last_node_update;
+	if (last_part_update > newest)
+		newest = last_part_update;
+	if (last_resv_update > newest)
+		newest = last_resv_update;
+	if (slurm_conf.last_update > newest)
+		newest = slurm_conf.last_update;
+	if (newest >= last_look)
+		c = true;
+	last_look = now;
 	*job = last_job_update;
 	*node = last_node_update;
 	*part = last_part_update;
@@ -258,7 +280,6 @@ static char *handle_request(uid_t uid, const char *req)
 
 int init(void)
 {
-	char name[200];
 
 	if (slurmctld_config.scheduling_disabled) {
 		info("%s: scheduling disabled on this controller", PLUGIN);
@@ -274,11 +295,9 @@ int init(void)
 		return SLURM_ERROR;
 	}
 	sf.running = true;
-	fw_server_name(name, sizeof(name), slurm_conf.cluster_name,
-		       slurm_conf.slurmctld_port, "sched");
-	server = fw_server_start(name, handle_request);
-	if (!server)
-		error("%s: cannot serve the fairway command on @%s", PLUGIN, name);
+	server = fw_slurm_serve(PLUGIN, "sched", sf.conf, 1, handle_request);
+	info("%s: heterogeneous jobs are refused: slurmctld accepts them only with SchedulerType=sched/backfill (sbatch/salloc/srun say 'Requested operation not supported on this system')",
+	     PLUGIN);
 	info("%s loaded (bf_interval=%" PRId64 "s bf_window=%" PRId64 "min, reservation depth %s)",
 	     PLUGIN, sf.conf->plan->bf_interval, sf.conf->plan->bf_window / 60,
 	     fw_plan_conf_depth(sf.conf->plan) ? "top-N per partition" : "conservative");

@@ -30,7 +30,8 @@ struct sf_jobinfo {
 	time_t decided;           /* when this record was written (0 = none) */
 	uint8_t kind;             /* enum fw_plan_kind */
 	uint8_t reason;           /* enum fw_plan_reason */
-	bool is_protected, backfilled, across_islands, seen;
+	bool is_protected, backfilled, across_islands;
+	bool from_backfill;       /* written by a backfill pass */
 	uint32_t priority;
 	time_t start, end;
 	uint32_t blocker_job;     /* job whose reservation blocks it, 0 */
@@ -81,8 +82,7 @@ int sf_run_pass(enum sf_pass_kind kind);
 
 /* sf_table.c */
 struct sf_jobinfo *sf_tab_get(uint32_t job_id, bool create);
-void sf_tab_begin_pass(void);
-void sf_tab_end_pass(bool prune);
+void sf_tab_prune_done(void);
 char *sf_tab_serialise(size_t *len);
 int sf_tab_load(const char *buf, size_t len);
 void sf_tab_free(void);

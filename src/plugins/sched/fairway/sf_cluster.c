@@ -15,6 +15,7 @@
 
 #include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
+#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -118,26 +119,19 @@ static void island_of_nodes(int32_t *island, int nnodes)
 	}
 }
 
-static uint32_t node_gpus(const node_record_t *n, int gpu_tres)
+/* GPUs as configured (gres.conf / Gres=), whatever AccountingStorageTRES
+ * tracks: the planner must know which nodes can hold a GPU job. */
+static uint32_t node_gpus(const node_record_t *n)
 {
-	if (gpu_tres < 0 || !n->tres_cnt)
-		return 0;
-	return (uint32_t)n->tres_cnt[gpu_tres];
-}
+	uint64_t c = gres_node_config_cnt(n->gres_list, "gpu");
 
-static int gpu_tres_index(void)
-{
-	for (int i = 0; assoc_mgr_tres_name_array && i < slurmctld_tres_cnt; i++)
-		if (!xstrcasecmp(assoc_mgr_tres_name_array[i], "gres/gpu"))
-			return i;
-	return -1;
+	return c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 }
 
 static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 {
 	int32_t *island = xcalloc(node_record_count ? node_record_count : 1,
 				  sizeof(int32_t));
-	int gpu = gpu_tres_index();
 	char absent[64];
 
 	island_of_nodes(island, node_record_count);
@@ -149,7 +143,7 @@ static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 			d.name = n->name;
 			d.cpus = n->cpus;
 			d.mem_mb = n->real_memory;
-			d.gpus = node_gpus(n, gpu);
+			d.gpus = node_gpus(n);
 			d.usable = true;
 		} else {
 			snprintf(absent, sizeof(absent), "(absent-%d)", i);

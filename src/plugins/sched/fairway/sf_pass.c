@@ -27,6 +27,7 @@
 
 #include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
+#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -56,6 +57,14 @@ struct qentry {
 	struct fw_plan_lic *lics;      /* owned */
 };
 
+/* Nodes that lack the features a job requires (--constraint), computed
+ * once per distinct request and pass. */
+struct feat_memo {
+	char *features;
+	struct fw_bitset *lacking;     /* NULL: no filter (XOR, counts) */
+};
+#define FEAT_MEMO_MAX 64
+
 struct resv_map {
 	slurmctld_resv_t *resv;
 	int32_t idx;
@@ -79,6 +88,9 @@ struct pass {
 	part_record_t *reject_array_part;
 	time_t saved_job, saved_node, saved_part, saved_resv, saved_conf;
 	bool abandoned;
+	uint32_t yields;               /* lock yields so far in this pass */
+	struct feat_memo *feat;        /* nodes lacking each feature request */
+	size_t nfeat;
 };
 
 static slurmctld_lock_t pass_locks = {
@@ -238,12 +250,88 @@ static int64_t sf_time_limit(job_record_t *job, part_record_t *part)
 	return (int64_t)t * 60;
 }
 
+/*
+ * GPUs the job needs on each node it gets (the planner's per-node filter),
+ * from its GRES request: per node, per task times tasks per node, per
+ * socket (at least one socket), or per job spread over its minimum node
+ * count.  A lower bound is enough: select_nodes() has the last word.
+ */
+static uint32_t job_gpus_per_node(job_record_t *job, uint32_t nodes)
+{
+	struct job_details *d = job->details;
+	ListIterator it;
+	gres_state_t *gs;
+	uint64_t sum = 0;
+
+	if (!job->gres_list_req)
+		return 0;
+	it = list_iterator_create(job->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+		uint64_t n = 0;
+
+		if (xstrcmp(gs->gres_name, "gpu") || !js)
+			continue;
+		if (js->gres_per_node)
+			n = js->gres_per_node;
+		else if (js->gres_per_task && d && d->num_tasks &&
+			 d->num_tasks != NO_VAL)
+			n = js->gres_per_task *
+			    ((d->num_tasks + nodes - 1) / nodes);
+		else if (js->gres_per_task)
+			n = js->gres_per_task;
+		else if (js->gres_per_socket)
+			n = js->gres_per_socket;
+		else if (js->gres_per_job)
+			n = (js->gres_per_job + nodes - 1) / nodes;
+		sum += n;
+	}
+	list_iterator_destroy(it);
+	return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+}
+
+/* Nodes without the features the job requires, or NULL (no features, or
+ * an expression valid_feature_counts() cannot filter: the planner then
+ * considers every node and select_nodes() decides). */
+static const struct fw_bitset *feature_lacking(struct pass *p,
+					       job_record_t *job)
+{
+	struct job_details *d = job->details;
+	const char *want = d->features_use ? d->features_use : d->features;
+	struct feat_memo *m;
+	bitstr_t *ok;
+	bool has_xor = false;
+
+	if (!want || !*want || !(d->feature_list_use || d->feature_list))
+		return NULL;
+	for (size_t i = 0; i < p->nfeat; i++)
+		if (!xstrcmp(p->feat[i].features, want))
+			return p->feat[i].lacking;
+	if (p->nfeat == FEAT_MEMO_MAX)
+		return NULL;
+	if (!p->feat)
+		p->feat = xcalloc(FEAT_MEMO_MAX, sizeof(*p->feat));
+	m = &p->feat[p->nfeat++];
+	m->features = xstrdup(want);
+	ok = bit_alloc(node_record_count);
+	bit_set_all(ok);
+	if (valid_feature_counts(job, false, ok, &has_xor) == SLURM_SUCCESS &&
+	    !has_xor) {
+		m->lacking = fw_bitset_new(sf.cluster->nnodes);
+		sf_bits_from_slurm(m->lacking, ok);
+		fw_bitset_not(m->lacking);
+	}
+	FREE_NULL_BITMAP(ok);
+	return m->lacking;
+}
+
 static void fill_plan_job(struct pass *p, struct qentry *e)
 {
 	job_record_t *job = e->job;
 	struct job_details *d = job->details;
 	struct fw_plan_job *fj = &e->fj;
 	uint32_t nodes = d && d->min_nodes ? d->min_nodes : 1;
+	const struct fw_bitset *lacking = NULL;
 	uint64_t mem;
 
 	fw_plan_job_init(fj);
@@ -264,6 +352,7 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 				(fj->cpus_per_node ? fj->cpus_per_node : 1);
 		fj->mem_per_node_mb = mem;
 	}
+	fj->gpus_per_node = job_gpus_per_node(job, nodes);
 	fj->time_limit = sf_time_limit(job, e->part);
 	e->lics = job_licenses(job, &fj->nlics);
 	fj->lics = e->lics;
@@ -274,9 +363,22 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 		sf_bits_from_slurm(e->req, d->req_node_bitmap);
 		fj->req_nodes = e->req;
 	}
-	if (d && d->exc_node_bitmap) {
+	if (d) {
+		if (e->rec->use_prefer) {
+			d->features_use = d->prefer;
+			d->feature_list_use = d->prefer_list;
+		} else {
+			d->features_use = d->features;
+			d->feature_list_use = d->feature_list;
+		}
+		lacking = feature_lacking(p, job);
+	}
+	if ((d && d->exc_node_bitmap) || lacking) {
 		e->exc = fw_bitset_new(sf.cluster->nnodes);
-		sf_bits_from_slurm(e->exc, d->exc_node_bitmap);
+		if (d->exc_node_bitmap)
+			sf_bits_from_slurm(e->exc, d->exc_node_bitmap);
+		if (lacking)
+			fw_bitset_or(e->exc, lacking);
 		fj->exc_nodes = e->exc;
 	}
 	fj->resv = resv_index(p, job->resv_ptr);
@@ -322,27 +424,48 @@ static int build_queue(struct pass *p)
 	return (int)p->n;
 }
 
-/* Backfill passes recompute every estimate: clear the old ones first. */
-static void clear_estimates(void)
+/*
+ * Backfill passes recompute every estimate: clear the old ones first, so a
+ * job the pass does not plan (held, dependency, not runnable) shows none.
+ * A job cancelled while it had a plan keeps its SchedNodeList otherwise
+ * (slurmctld does not clear it): drop that too.
+ */
+static void clear_estimates(time_t now)
 {
 	ListIterator it = list_iterator_create(job_list);
 	job_record_t *job;
+	bool changed = false;
 
 	while ((job = list_next(it))) {
-		if (!IS_JOB_PENDING(job))
+		if (!IS_JOB_PENDING(job)) {
+			if (job->sched_nodes) {
+				xfree(job->sched_nodes);
+				changed = true;
+			}
 			continue;
+		}
+		if (job->start_time || job->sched_nodes)
+			changed = true;
 		job->start_time = 0;
 		xfree(job->sched_nodes);
 	}
 	list_iterator_destroy(it);
+	if (changed)
+		last_job_update = now;
 }
 
 /* ------------------------------------------------- runnable checks */
 
 /* Reasons the planner found, as Slurm's reason codes. */
-static void set_wait_reason(job_record_t *job, enum fw_plan_reason r,
-			    time_t now)
+static bool priority_or_resources(enum job_state_reason r)
 {
+	return r == WAIT_PRIORITY || r == WAIT_RESOURCES;
+}
+
+static void set_wait_reason(const struct pass *p, job_record_t *job,
+			    enum fw_plan_reason r)
+{
+	time_t now = p->now;
 	enum job_state_reason want;
 
 	switch (r) {
@@ -380,6 +503,14 @@ static void set_wait_reason(job_record_t *job, enum fw_plan_reason r,
 	    job->state_reason != WAIT_NODE_NOT_AVAIL &&
 	    job->state_reason != WAIT_PART_NODE_LIMIT)
 		return;
+	/* Priority vs Resources is the main pass's call, as in Slurm (a job
+	 * behind a higher-priority job that waits in its partition shows
+	 * Priority).  The backfill pass looks at the same job differently
+	 * (the running jobs hold the nodes it needs: Resources); letting it
+	 * overwrite would make the reason flip every pass. */
+	if (p->kind == SF_PASS_BACKFILL && priority_or_resources(want) &&
+	    priority_or_resources(job->state_reason))
+		return;
 	if (job->state_reason != want) {
 		job->state_reason = want;
 		xfree(job->state_desc);
@@ -409,6 +540,41 @@ static bool qos_valid(job_record_t *job, time_t now)
 	return ok;
 }
 
+#define HETJOB_REASON "Heterogeneous jobs need SchedulerType=sched/backfill (see sched_fairway(8))"
+
+static int same_ptr(void *x, void *key)
+{
+	return x == key;
+}
+
+/* Is part still one of the partitions the job asks for? */
+static bool job_part_valid(job_record_t *job, part_record_t *part)
+{
+	if (job->part_ptr_list)
+		return list_find_first(job->part_ptr_list, same_ptr, part) != NULL;
+	return job->part_ptr == part;
+}
+
+/*
+ * After a lock yield the job may have been updated (partition, time
+ * limit, node count, dependency, reservation...).  Job pointers are still
+ * valid (bf_active), but the queue record and the planner's copy may not
+ * be: check what the queue was built on and copy the job again.
+ */
+static bool revalidate_after_yield(struct pass *p, struct qentry *e,
+				   job_record_t *job)
+{
+	if (!job_part_valid(job, e->rec->part_ptr) || !job_independent(job))
+		return false;
+	e->job = job;
+	fw_bitset_free(e->req);
+	fw_bitset_free(e->exc);
+	xfree(e->lics);
+	e->req = e->exc = NULL;
+	fill_plan_job(p, e);
+	return true;
+}
+
 /*
  * Everything Slurm's schedulers check before trying a job, except what the
  * planner decides (resources, licenses, reservations' nodes).  May switch
@@ -430,6 +596,8 @@ static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
 	if (!IS_JOB_PENDING(job) || job->priority == 0 ||
 	    job->preempt_in_progress)
 		return false;
+	if (p->yields && !revalidate_after_yield(p, e, job))
+		return false;
 	if (rec->use_prefer) {
 		job->details->features_use = job->details->prefer;
 		job->details->feature_list_use = job->details->prefer_list;
@@ -448,7 +616,13 @@ static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
 		job->bit_flags |= BACKFILL_SCHED;
 	if (job->het_job_id) {
 		/* slurmctld only accepts heterogeneous jobs when SchedulerType
-		 * is literally sched/backfill; none can be pending here. */
+		 * is literally sched/backfill, so they can only be here from
+		 * before a switch of SchedulerType: say why they wait. */
+		if (xstrcmp(job->state_desc, HETJOB_REASON)) {
+			xfree(job->state_desc);
+			job->state_desc = xstrdup(HETJOB_REASON);
+			last_job_update = p->now;
+		}
 		return false;
 	}
 	if (job->array_recs || job->array_task_id != NO_VAL) {
@@ -492,11 +666,35 @@ static void launch(job_record_t *job)
 }
 
 /*
+ * Did the planner keep the job off nodes it could use right now (in its
+ * partition, available, not excluded by the job itself)?  Then a failure
+ * of select_nodes() says nothing about the job's request as such.
+ */
+static bool planner_restricted(job_record_t *job, bitstr_t *planner_exc,
+			       bitstr_t *own_exc)
+{
+	bitstr_t *b;
+	bool r;
+
+	if (!job->part_ptr || !job->part_ptr->node_bitmap)
+		return true;
+	b = bit_copy(job->part_ptr->node_bitmap);
+	bit_and(b, avail_node_bitmap);
+	if (own_exc)
+		bit_and_not(b, own_exc);
+	bit_and(b, planner_exc);
+	r = bit_ffs(b) >= 0;
+	FREE_NULL_BITMAP(b);
+	return r;
+}
+
+/*
  * Start job through select_nodes() on the nodes the planner allows: every
- * other node joins the job's own excluded nodes for the call.
+ * other node joins the job's own excluded nodes for the call.  *restricted
+ * tells whether that exclusion kept the job off usable nodes.
  */
 static int start_job(job_record_t *job, const struct fw_bitset *allowed,
-		     bool backfilled)
+		     bool backfilled, bool *restricted)
 {
 	struct job_details *d = job->details;
 	bitstr_t *orig = d->exc_node_bitmap, *exc = bit_alloc(node_record_count);
@@ -505,6 +703,7 @@ static int start_job(job_record_t *job, const struct fw_bitset *allowed,
 
 	sf_bits_to_slurm(exc, allowed);
 	bit_not(exc);
+	*restricted = planner_restricted(job, exc, orig);
 	if (orig)
 		bit_or(exc, orig);
 	d->exc_node_bitmap = exc;
@@ -543,7 +742,9 @@ static int start_job(job_record_t *job, const struct fw_bitset *allowed,
 	return rc;
 }
 
-/* Slurm's main scheduler gives up on jobs whose request can never be met. */
+/* Slurm's main scheduler gives up on jobs whose request can never be met.
+ * Only called when the planner did not restrict the nodes (select_nodes()
+ * saw every node the job may use), as Slurm's main scheduler calls it. */
 static void fail_bad_constraints(job_record_t *job, int rc, time_t now)
 {
 	if (rc == ESLURM_NODES_BUSY || rc == ESLURM_ACCOUNTING_POLICY ||
@@ -593,6 +794,16 @@ static void record_decision(struct pass *p, job_record_t *job,
 	}
 	pthread_mutex_lock(&sf.tab_mu);
 	t = sf_tab_get(job->job_id, true);
+	/* `fairway plan` explains the backfill pass's plan (start, nodes,
+	 * blocker); a main pass only knows "waiting", so it does not
+	 * overwrite one. */
+	if (p->kind == SF_PASS_MAIN && d->kind != FW_PLAN_START_NOW &&
+	    t->from_backfill) {
+		pthread_mutex_unlock(&sf.tab_mu);
+		free(nodes);
+		return;
+	}
+	t->from_backfill = p->kind == SF_PASS_BACKFILL;
 	free(t->nodes);
 	free(t->partition);
 	t->nodes = nodes;
@@ -609,7 +820,6 @@ static void record_decision(struct pass *p, job_record_t *job,
 	t->blocker_job = d->blocker >= 0 && (size_t)d->blocker < p->nseq ?
 		p->seq_job[d->blocker] : 0;
 	t->blocker_lic = d->blocker_lic;
-	t->seen = true;
 	pthread_mutex_unlock(&sf.tab_mu);
 }
 
@@ -666,18 +876,19 @@ static bool decide_record(struct pass *p, struct qentry *e,
 		}
 		p->tested++;
 		if (d.kind == FW_PLAN_START_NOW) {
+			bool restricted;
 			int rc;
 
 			/* select_nodes() does not test licenses; Slurm's own
 			 * schedulers do it first, and so do we. */
 			if (license_job_test(job, p->now, true) != SLURM_SUCCESS) {
 				fw_plan_start_failed(p->plan, &d, &err);
-				set_wait_reason(job, FW_REASON_LICENSE, p->now);
+				set_wait_reason(p, job, FW_REASON_LICENSE);
 				set_estimate(p, job, &d);
 				record_decision(p, job, e, &d);
 				return true;
 			}
-			rc = start_job(job, d.allowed, d.backfilled);
+			rc = start_job(job, d.allowed, d.backfilled, &restricted);
 
 			if (rc == SLURM_SUCCESS) {
 				actual_nodes(job, tmp);
@@ -699,9 +910,10 @@ static bool decide_record(struct pass *p, struct qentry *e,
 				return true;
 			}
 			fw_plan_start_failed(p->plan, &d, &err);
-			fail_bad_constraints(job, rc, p->now);
+			if (!restricted)
+				fail_bad_constraints(job, rc, p->now);
 		}
-		set_wait_reason(job, d.reason, p->now);
+		set_wait_reason(p, job, d.reason);
 		set_estimate(p, job, &d);
 		record_decision(p, job, e, &d);
 		return !(d.kind == FW_PLAN_SKIPPED &&
@@ -741,6 +953,7 @@ static bool maybe_yield(struct pass *p)
 	p->sleep_us += (uint64_t)pc->bf_yield_sleep;
 	lock_slurmctld(pass_locks);
 	clock_gettime(CLOCK_MONOTONIC, &p->t_locked);
+	p->yields++;
 	pthread_mutex_lock(&sf.mu);
 	stop = sf.stop || sf.reconfig;
 	pthread_mutex_unlock(&sf.mu);
@@ -753,6 +966,23 @@ static bool maybe_yield(struct pass *p)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * bf_max_time (default bf_interval) bounds a backfill pass, lock yields
+ * included, as in Slurm.  The main pass has no such limit: it stops at
+ * the first blocked job of each partition anyway.
+ */
+static bool over_max_time(const struct pass *p)
+{
+	const struct fw_plan_conf *pc = sf.conf->plan;
+	int64_t limit = pc->bf_max_time ? pc->bf_max_time : pc->bf_interval;
+	struct timespec now;
+
+	if (p->kind != SF_PASS_BACKFILL || limit <= 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return us_between(&p->t_start, &now) >= limit * 1000000;
 }
 
 /* -------------------------------------------------------------- stats */
@@ -827,9 +1057,15 @@ static void pass_free(struct pass *p)
 	xfree(p->order);
 	xfree(p->seq_job);
 	xfree(p->resv);
+	for (size_t i = 0; i < p->nfeat; i++) {
+		xfree(p->feat[i].features);
+		fw_bitset_free(p->feat[i].lacking);
+	}
+	xfree(p->feat);
 	fw_plan_free(p->plan);
 }
 
+/* Never called with slurmctld locks held (see sf_run_pass). */
 static void set_bf_active(uint32_t v)
 {
 	slurm_mutex_lock(&check_bf_running_lock);
@@ -848,9 +1084,13 @@ int sf_run_pass(enum sf_pass_kind kind)
 	int started = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &p.t_start);
+	/* bf_active before the locks and cleared after them: slurmctld's
+	 * background thread holds check_bf_running_lock while it waits for
+	 * the job lock (to purge old jobs), so taking that mutex with the
+	 * slurmctld locks held would deadlock (sched/backfill's order). */
+	set_bf_active(1);
 	lock_slurmctld(pass_locks);
 	clock_gettime(CLOCK_MONOTONIC, &p.t_locked);
-	set_bf_active(1);
 	p.now = time(NULL);
 	pthread_mutex_lock(&sf.mu);
 	if (!sf.conf || sf_cluster_refresh(&err)) {
@@ -868,18 +1108,20 @@ int sf_run_pass(enum sf_pass_kind kind)
 	tmp = fw_bitset_new(sf.cluster->nnodes);
 	if (kind == SF_PASS_BACKFILL) {
 		slurmctld_diag_stats.bf_when_last_cycle = p.now;
-		clear_estimates();
+		clear_estimates(p.now);
 	}
 	mark_unavailable_nodes(&p, tmp);
 	add_running_jobs(&p, tmp);
 	add_reservations(&p, tmp);
 	build_queue(&p);
-	pthread_mutex_lock(&sf.tab_mu);
-	sf_tab_begin_pass();
-	pthread_mutex_unlock(&sf.tab_mu);
 	for (size_t k = 0; k < p.n; k++) {
 		if (!decide_record(&p, &p.q[p.order[k]], tmp))
 			break;
+		if (over_max_time(&p)) {
+			info("%s: backfill pass stopped by bf_max_time after %zu of %zu jobs",
+			     PLUGIN, k + 1, p.n);
+			break;
+		}
 		pthread_mutex_unlock(&sf.mu);
 		if (!maybe_yield(&p)) {
 			pthread_mutex_lock(&sf.mu);
@@ -889,10 +1131,13 @@ int sf_run_pass(enum sf_pass_kind kind)
 		}
 		pthread_mutex_lock(&sf.mu);
 	}
-	if (kind == SF_PASS_BACKFILL && !p.abandoned) {
-		add_bypass(&p);
+	/* Every pass counts bypasses, as the simulator does: a lower-priority
+	 * job started by the main pass, or before a pass was abandoned,
+	 * started ahead of the jobs that waited all the same. */
+	add_bypass(&p);
+	if (kind == SF_PASS_BACKFILL) {
 		pthread_mutex_lock(&sf.tab_mu);
-		sf_tab_end_pass(true);
+		sf_tab_prune_done();
 		pthread_mutex_unlock(&sf.tab_mu);
 	}
 	fw_plan_get_stats(p.plan, &st);
@@ -901,8 +1146,8 @@ int sf_run_pass(enum sf_pass_kind kind)
 	pthread_mutex_unlock(&sf.mu);
 	(void)bb_g_job_try_stage_in();
 out:
-	set_bf_active(0);
 	unlock_slurmctld(pass_locks);
+	set_bf_active(0);
 	fw_bitset_free(tmp);
 	pass_free(&p);
 	return started;

@@ -46,7 +46,15 @@ static struct sf_jobinfo *find_slot(struct sf_jobinfo *tab, uint32_t cap,
 			return &tab[i];
 }
 
-static void rehash(uint32_t cap, bool keep_unseen)
+/* A job whose entry can go: gone from slurmctld or no longer pending. */
+static bool job_done(uint32_t job_id)
+{
+	job_record_t *job = find_job_record(job_id);
+
+	return !job || !IS_JOB_PENDING(job);
+}
+
+static void rehash(uint32_t cap, bool drop_done)
 {
 	struct sf_jobinfo *old = sf.tab;
 	uint32_t oldcap = sf.tab_cap;
@@ -57,7 +65,7 @@ static void rehash(uint32_t cap, bool keep_unseen)
 	for (uint32_t i = 0; i < oldcap; i++) {
 		if (!old[i].job_id)
 			continue;
-		if (!keep_unseen && !old[i].seen) {
+		if (drop_done && job_done(old[i].job_id)) {
 			entry_free(&old[i]);
 			continue;
 		}
@@ -76,7 +84,7 @@ struct sf_jobinfo *sf_tab_get(uint32_t job_id, bool create)
 	if (!sf.tab_cap) {
 		if (!create)
 			return NULL;
-		rehash(1024, true);
+		rehash(1024, false);
 	}
 	e = find_slot(sf.tab, sf.tab_cap, job_id);
 	if (e->job_id)
@@ -84,7 +92,7 @@ struct sf_jobinfo *sf_tab_get(uint32_t job_id, bool create)
 	if (!create)
 		return NULL;
 	if ((sf.tab_cnt + 1) * 2 > sf.tab_cap) {
-		rehash(sf.tab_cap * 2, true);
+		rehash(sf.tab_cap * 2, false);
 		e = find_slot(sf.tab, sf.tab_cap, job_id);
 	}
 	e->job_id = job_id;
@@ -92,17 +100,16 @@ struct sf_jobinfo *sf_tab_get(uint32_t job_id, bool create)
 	return e;
 }
 
-void sf_tab_begin_pass(void)
+/*
+ * Forget jobs that started or ended.  Pending jobs keep their entries
+ * (and bypass counts) even when a pass skipped them - held, waiting on a
+ * dependency or a limit - or did not reach them.  Caller holds the job
+ * lock (read).
+ */
+void sf_tab_prune_done(void)
 {
-	for (uint32_t i = 0; i < sf.tab_cap; i++)
-		sf.tab[i].seen = false;
-}
-
-/* After a backfill pass: forget jobs that are no longer pending. */
-void sf_tab_end_pass(bool prune)
-{
-	if (prune && sf.tab_cap)
-		rehash(sf.tab_cap, false);
+	if (sf.tab_cap)
+		rehash(sf.tab_cap, true);
 }
 
 void sf_tab_free(void)
@@ -216,13 +223,6 @@ static void fmt_delta(time_t d, char *buf, size_t len)
 			 (long)(d % 3600 / 60), (long)(d % 60));
 }
 
-static bool visible_to(const job_record_t *job, uid_t uid)
-{
-	if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS))
-		return true;
-	return job->user_id == uid || validate_operator(uid);
-}
-
 static void add(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add(char **out, const char *fmt, ...)
 {
@@ -282,7 +282,7 @@ char *sf_explain(uint32_t job_id, uid_t uid)
 	char *out = NULL, t1[64], t2[64], dt[64];
 	time_t now = time(NULL);
 
-	if (!job || !visible_to(job, uid)) {
+	if (!job || !fw_job_visible_to(job, uid)) {
 		char *r;
 
 		add(&out, "job %u: no such job (or not visible to you)\n", job_id);
