@@ -1,42 +1,29 @@
 # Helpers for the priority/fairway live tests (sourced after lib.sh).
 # Not a test itself: run.sh only runs test_*.sh.
 
-ctld_pid() { awk '$1=="slurmctld"{print $2}' "$_cluster_dir/pids"; }
-ctld_alive() { local p; p=$(ctld_pid); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
-ctld_answers() { timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP'; }
+# Restarting by hand: ctld_pid, ctld_alive, not_running, ctld_start (no
+# wait), ctld_wait_up, log_mark/log_since come from fault_lib.sh,
+# restart_ctld from lib.sh.
+source "$(dirname "${BASH_SOURCE[0]}")/fault_lib.sh"
 
-# Stop slurmctld only (nodes, slurmdbd and munge keep running); it saves
-# its state and the plugins' state on SIGTERM.
+ctld_answers() { timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP'; }
+nodes_up() { [ -z "$(sinfo -h -N -t down,unknown -o %N 2>/dev/null)" ]; }
+
+# Stop slurmctld only (nodes, slurmdbd and munge keep running); on SIGTERM
+# it saves its state and the plugins save theirs.
 ctld_stop() {
   local p; p=$(ctld_pid)
   [ -n "$p" ] || return 0
   kill -TERM "$p" 2>/dev/null
-  wait_until 60 bash -c "! kill -0 $p 2>/dev/null" || { kill -KILL "$p"; return 1; }
+  wait_until 60 not_running "$p" || { kill -KILL "$p"; return 1; }
 }
 
-# Start slurmctld the way contrib/cluster-start.sh does (same binary name,
-# options and log) and record its PID.  Does not wait.
-ctld_spawn() {
-  setsid "$_cluster_dir/bin/slurmctld" -D -i -f "$SLURM_CONF" \
-    >> "$_cluster_dir/log/slurmctld.out" 2>&1 < /dev/null &
-  local p=$!
-  sed -i '/^slurmctld /d' "$_cluster_dir/pids"
-  echo "slurmctld $p" >> "$_cluster_dir/pids"
-}
-
-# Start slurmctld and wait until it answers (and the nodes are back).
-ctld_start() {
-  ctld_spawn
-  wait_until 60 ctld_answers || return 1
+# Start slurmctld and wait until it answers and its nodes are back.
+ctld_up() {
+  ctld_start
+  ctld_wait_up 60 > /dev/null || return 1
   wait_until 60 nodes_up
 }
-nodes_up() { [ -z "$(sinfo -h -N -t down,unknown -o %N 2>/dev/null)" ]; }
-
-ctld_restart() { ctld_stop && ctld_start; }
-
-# Lines of the slurmctld log written after the mark (ctld_log_mark).
-ctld_log_mark() { _log_mark=$(wc -l < "$_cluster_dir/log/slurmctld.log"); }
-ctld_log_since() { tail -n +"$((_log_mark + 1))" "$_cluster_dir/log/slurmctld.log"; }
 
 # set_conf FILE KEY VALUE: replace (or add) KEY=VALUE in a Slurm-style file.
 set_conf() {

@@ -26,13 +26,13 @@ good_slurm=$(cat "$SLURM_CONF"); good_fw=$(cat "$etc/fairway.conf")
 # line of priority/fairway) and end with Slurm's fatal, not a crash.
 expect_refusal() {
   local what=$1 re=$2 p
-  ctld_log_mark
-  ctld_spawn
+  mark=$(log_mark)
+  ctld_start
   p=$(ctld_pid)
-  if ! wait_until 30 bash -c "! kill -0 $p 2>/dev/null"; then
+  if ! wait_until 30 not_running "$p"; then
     fail "$what: slurmctld still running after 30 s"; ctld_stop; return
   fi
-  local lines; lines=$(ctld_log_since)
+  local lines; lines=$(log_since "$mark")
   # Slurm retries a plugin whose init() failed once through its plugin rack,
   # so init() runs (and logs) at most twice; each run logs one line.
   local n; n=$(grep -cE "$re" <<< "$lines")
@@ -75,7 +75,7 @@ expect_refusal "slurm.conf: PriorityWeightTRES names an unknown TRES" \
 
 say "good files again: slurmctld starts"
 restore
-check "slurmctld starts" ctld_start
+check "slurmctld starts" ctld_up
 check "priority/fairway loaded" wait_until 10 bash -c "grep -q 'priority/fairway loaded' $_cluster_dir/log/slurmctld.log"
 j=$(submit -p hold -n 4 -t 1 --mem=1G --wrap true)
 has_site() { [ -n "$(sprio_field "$j" S)" ]; }
@@ -85,9 +85,9 @@ check_eq "fairway.conf weights apply: SITE = 4 x 100 + 1 x 20" 420 "$(sprio_fiel
 
 say "reconfigure with a bad fairway.conf: the previous configuration stays"
 printf 'PriorityWeightCPUs=oops\n' > "$etc/fairway.conf"
-ctld_log_mark
+mark=$(log_mark)
 scontrol reconfigure
-log_has() { ctld_log_since | grep -q "$1"; }
+log_has() { log_since "$mark" | grep -q "$1"; }
 check "one line: file:line: key=value, reconfigure rejected" wait_until 15 log_has \
   "error: priority/fairway: $etc/fairway.conf:1: PriorityWeightCPUs=oops: .*; reconfigure rejected, the previous configuration stays in effect"
 check "slurmctld still answers" ctld_answers

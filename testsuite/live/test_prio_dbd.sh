@@ -23,7 +23,7 @@ PartitionName=hold Nodes=n[1-4] State=DOWN PriorityJobFactor=1 MaxTime=INFINITE
 EOF
 fwconf="$FW_LIVE_DIR/fw-p-dbd.fairway.conf"
 echo "RecalcPeriod=0:02" > "$fwconf"
-start_cluster fw-p-dbd 17300 --dbd --dbd-port 17390 --slurm-extra "$extra" \
+start_cluster fw-p-dbd 17300 --dbd --dbd-port "$(live_port 17390)" --slurm-extra "$extra" \
   --fairway-conf "$fwconf"
 t_start=$(date +%Y-%m-%dT%H:%M:%S)
 
@@ -65,13 +65,13 @@ usage_settled() { [ "$(sshare_usage phys)" -ge "$((exp_phys - 1))" ] 2>/dev/null
 wait_until 15 usage_settled
 u_phys=$(sshare_usage phys); u_chem=$(sshare_usage chem); u_root=$(sshare_usage root)
 u_phys_user=$(sshare_usage phys root)
-near() { # expected actual: |e - a| <= 1 + e/1000 (sshare truncates to an integer)
+usage_near() { # expected actual: |e - a| <= 1 + e/1000 (sshare truncates to an integer)
   awk -v e="$1" -v a="$2" 'BEGIN { d = e - a; if (d < 0) d = -d; exit !(a != "" && d <= 1 + e / 1000) }'
 }
-check "phys usage $u_phys = sacct's CPU-seconds $exp_phys" near "$exp_phys" "$u_phys"
-check "phys/root usage $u_phys_user = its account's" near "$exp_phys" "$u_phys_user"
-check "chem usage $u_chem = sacct's CPU-seconds $exp_chem" near "$exp_chem" "$u_chem"
-check "root usage $u_root = phys + chem ($((exp_phys + exp_chem)))" near "$((exp_phys + exp_chem))" "$u_root"
+check "phys usage $u_phys = sacct's CPU-seconds $exp_phys" usage_near "$exp_phys" "$u_phys"
+check "phys/root usage $u_phys_user = its account's" usage_near "$exp_phys" "$u_phys_user"
+check "chem usage $u_chem = sacct's CPU-seconds $exp_chem" usage_near "$exp_chem" "$u_chem"
+check "root usage $u_root = phys + chem ($((exp_phys + exp_chem)))" usage_near "$((exp_phys + exp_chem))" "$u_root"
 check "usage grew after the mid-run sample ($u_mid -> $u_phys)" test "$u_phys" -gt "${u_mid:-0}"
 
 say "fair-share: chem used less than its share, phys more"
@@ -123,15 +123,15 @@ check_eq "job record's priority = sprio's (phys)" "$(sprio_field "$jp" Y)" "$(jo
 say "slurmctld restart: usage and priorities survive"
 before_u="$u_phys $u_chem $u_root"
 before_p="$(sprio_field "$jp" Y) $(sprio_field "$jc" Y)"
-ctld_log_mark
-check "slurmctld restarts" ctld_restart
-log_has() { ctld_log_since | grep -q "$1"; }
+mark=$(log_mark)
+check "slurmctld restarts" restart_ctld
+log_has() { log_since "$mark" | grep -q "$1"; }
 check "priority/fairway restored its state" wait_until 15 log_has "priority/fairway: restored"
 wait_until 15 has_prio "$jc"
 after_u="$(sshare_usage phys) $(sshare_usage chem) $(sshare_usage root)"
 after_p="$(sprio_field "$jp" Y) $(sprio_field "$jc" Y)"
 read -r b1 b2 b3 <<< "$before_u"; read -r a1 a2 a3 <<< "$after_u"
-all_near() { near "$b1" "$a1" && near "$b2" "$a2" && near "$b3" "$a3"; }
+all_near() { usage_near "$b1" "$a1" && usage_near "$b2" "$a2" && usage_near "$b3" "$a3"; }
 check "usage after restart ($after_u) = before ($before_u)" all_near
 check_eq "priorities after restart = before" "$before_p" "$after_p"
 
@@ -168,7 +168,7 @@ echo "RecalcPeriod=10:00" > "$_cluster_dir/etc/fairway.conf"
 set_conf "$SLURM_CONF" PriorityWeightFairshare 20000
 set_conf "$SLURM_CONF" PriorityWeightPartition 3000
 set_conf "$SLURM_CONF" PriorityFlags NO_FAIR_TREE
-ctld_log_mark
+mark=$(log_mark)
 scontrol reconfigure
 new_weights() { [ "$(sprio_field "$jc" P)" = 3000 ]; }
 check "sprio shows the new partition weight within 20 s" wait_until 20 new_weights

@@ -76,9 +76,9 @@ check "fairway priority: chem's ledger usage $lu_c = $uc" within "$uc" "$lu_c" 1
 
 say "slurmctld restart: the ledger survives"
 before="$f_p $f_c $(sprio_field "$jp" Y) $(sprio_field "$jc" Y)"
-ctld_log_mark
-check "slurmctld restarts" ctld_restart
-log_has() { ctld_log_since | grep -q "$1"; }
+mark=$(log_mark)
+check "slurmctld restarts" restart_ctld
+log_has() { log_since "$mark" | grep -q "$1"; }
 check "priority/fairway restored its state" wait_until 15 log_has "priority/fairway: restored"
 has_fs() { [ -n "$(sprio_field "$jc" F)" ]; }
 wait_until 15 has_fs
@@ -90,11 +90,11 @@ say "a corrupt state file is kept aside; the plugin starts with no usage"
 check "slurmctld stops" ctld_stop
 check "the plugin saved its state file" test -s "$state"
 printf 'fairway-priority-state 1\nlast_tick 12\n--users--\nphys root\n\n--fairshare--\nnot a fair-share section\n' > "$state"
-ctld_log_mark
-check "slurmctld starts with a corrupt state file" ctld_start
+mark=$(log_mark)
+check "slurmctld starts with a corrupt state file" ctld_up
 check "one error line names the file, says why, where it was kept" \
   wait_until 15 log_has "error: priority/fairway: state file $state is unusable (.*); kept aside as $state.corrupt-[0-9]*; starting with no usage"
-check_eq "exactly one such line" 1 "$(ctld_log_since | grep -c 'priority/fairway: state file .* is unusable')"
+check_eq "exactly one such line" 1 "$(log_since "$mark" | grep -c 'priority/fairway: state file .* is unusable')"
 check "the corrupt file was kept aside" bash -c "ls $state.corrupt-* >/dev/null"
 check "the corrupt file is no longer the state file" bash -c "! grep -q 'not a fair-share section' $state 2>/dev/null"
 # No usage: U = 0, 2^0 = 1, both accounts get the full weight.

@@ -29,7 +29,7 @@ PrivateData=jobs
 PartitionName=hold Nodes=n[1-4] State=DOWN PriorityJobFactor=1 MaxTime=INFINITE
 PartitionName=hold2 Nodes=n[1-4] State=DOWN PriorityJobFactor=2 MaxTime=INFINITE
 EOF
-start_cluster fw-p-preset 17340 --dbd --dbd-port 17394 --cpus 4 --mem 16384 \
+start_cluster fw-p-preset 17340 --dbd --dbd-port "$(live_port 17394)" --cpus 4 --mem 16384 \
   --slurm-extra "$extra" --fairway-conf "$preset/fairway.conf"
 if [ -n "$live_keep" ]; then
   trap 'stop_cluster; cp -r "$FW_LIVE_DIR/fw-p-preset/log" "$live_keep/fw-p-preset.log" 2>/dev/null; rm -rf "$FW_LIVE_DIR"' EXIT
