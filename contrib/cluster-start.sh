@@ -18,6 +18,8 @@
 #                        and gres.conf are written; placeholder device
 #                        files), e.g. --gres 3-4:gpu:1
 #     --dbd              also start MariaDB + slurmdbd (accounting storage)
+#     --dbd-port P       slurmdbd port; MariaDB listens on P+1 (default:
+#                        SlurmctldPort+999)
 #     --no-fairway       use Slurm's priority/multifactor + sched/backfill
 #
 # With --dbd, AccountingStoragePass names the private munge socket (Slurm
@@ -29,6 +31,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=fw; nodes=4; cpus=2; mem=1000; port=17000
 plugins="$top/plugins"; extra=""; fwconf=""; dbd=0; fairway=1; dir=""; gres=""
+dbdport=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -43,8 +46,9 @@ while [ $# -gt 0 ]; do
     --fairway-conf) fwconf=$2; shift 2;;
     --gres) gres=$2; shift 2;;
     --dbd) dbd=1; shift;;
+    --dbd-port) dbdport=$2; shift 2;;
     --no-fairway) fairway=0; shift;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0;;
     *) echo "cluster-start: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -66,7 +70,8 @@ if [ -f "$dir/pids" ] && [ -s "$dir/pids" ]; then
   die "$dir already has a running cluster (contrib/cluster-stop.sh --dir $dir)"
 fi
 
-rm -rf "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/munge"
+# A fresh cluster starts with fresh accounting too (job ids restart at 1).
+rm -rf "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/munge" "$dir/mysql"
 mkdir -p "$dir"/{etc,state,spool,log,run,munge}
 chmod 755 "$dir" "$dir/munge" "$dir/run"
 : > "$dir/pids"
@@ -101,7 +106,7 @@ else
 fi
 acct_lines="AccountingStorageType=accounting_storage/none"
 if [ "$dbd" = 1 ]; then
-  dbdport=$((port + 999))
+  [ -n "$dbdport" ] || dbdport=$((port + 999))
   acct_lines="AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStoragePort=$dbdport

@@ -12,3 +12,6 @@ doc/man/fairway.conf.5: $(FAIRWAY_CONF_MAN_PARTS)
 	$(AM_V_GEN)for f in $(FAIRWAY_CONF_MAN_PARTS); do \
 	  if test -f "$$f"; then cat "$$f"; else cat "$(srcdir)/$$f"; fi; \
 	done | sed 's/@VERSION@/$(PACKAGE_VERSION)/' > $@
+
+# priority/fairway (the plugin, its state, sprio/sshare, the fairway command)
+man8_MANS += doc/man/priority_fairway.8

@@ -456,6 +456,28 @@ static const enum column term_column[FW_PRIO_NTERMS] = {
 	[FW_PRIO_T_BASE] = COL_SITE,
 };
 
+/*
+ * Does plain sprio show the column?  It shows SITE always, a factor column
+ * only when its Slurm weight (PriorityWeightAge, ...) is not 0, TRES only
+ * with PriorityWeightTRES, and NICE only with -l (sprio.c's default
+ * formats).  The per-TRES parts are kept: they exist only when
+ * PriorityWeightTRES is set.
+ */
+static bool column_shown(const struct fw_prio_conf *c, enum column k)
+{
+	switch (k) {
+	case COL_AGE: return c->weight[FW_PRIO_T_AGE] != 0;
+	case COL_ASSOC: return c->weight[FW_PRIO_T_ASSOC] != 0;
+	case COL_FS: return c->weight[FW_PRIO_T_FAIRSHARE] != 0;
+	case COL_JS: return c->weight[FW_PRIO_T_JOBSIZE] != 0;
+	case COL_PART: return c->weight[FW_PRIO_T_PARTITION] != 0;
+	case COL_QOS: return c->weight[FW_PRIO_T_QOS] != 0;
+	case COL_SITE: return true;
+	case COL_NICE: return false;
+	default: return true;
+	}
+}
+
 /* A term's share of the final priority, in scaled priority points. */
 static double contribution(const struct fw_prio_conf *c,
 			   const struct fw_prio_result *r, int t, double v)
@@ -487,18 +509,22 @@ static void sprio_columns(const struct fw_prio_conf *c, struct fw_prio_result *r
 						  r->tres[k] * tres_ratio));
 		sum_tres += s->tres[k];
 	}
+	/* A column plain sprio does not show keeps nothing: its terms go to
+	 * SITE (below), so that the columns add up in every sprio view. */
+	for (int k = 0; k < COL_TRES; k++)
+		if (!column_shown(c, (enum column)k))
+			col[k] = 0;
 	s->age = col[COL_AGE];
 	s->assoc = col[COL_ASSOC];
 	s->fairshare = col[COL_FS];
 	s->jobsize = col[COL_JS];
 	s->partition = col[COL_PART];
 	s->qos = col[COL_QOS];
-	/* the Nice term's value is -nice; sprio subtracts its column */
-	s->nice = -col[COL_NICE];
+	s->nice = 0;
 	/* site takes everything else, so that the columns add up exactly */
 	s->site = (int64_t)r->priority - (s->age + s->assoc + s->fairshare +
 					  s->jobsize + s->partition + s->qos +
-					  sum_tres) + s->nice;
+					  sum_tres);
 }
 
 /* ------------------------------------------------------------- public API */

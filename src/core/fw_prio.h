@@ -194,7 +194,9 @@ const char *fw_prio_entity_name(const struct fw_prio_conf *c,
 uint32_t fw_prio_flags(const struct fw_prio_conf *c);
 bool fw_prio_favor_small(const struct fw_prio_conf *c);
 int64_t fw_prio_max_age(const struct fw_prio_conf *c);     /* seconds */
-int64_t fw_prio_calc_period(const struct fw_prio_conf *c); /* seconds */
+/* Recalculation period in seconds: RecalcPeriod if set (fairway.conf),
+ * else PriorityCalcPeriod (whole minutes). */
+int64_t fw_prio_calc_period(const struct fw_prio_conf *c);
 double fw_prio_scale(const struct fw_prio_conf *c);
 double fw_prio_weight(const struct fw_prio_conf *c, enum fw_prio_term t);
 /* INFINITY when uncapped. */

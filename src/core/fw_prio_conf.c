@@ -753,6 +753,16 @@ static int global_pair(struct fw_prio_conf *c, const char *key, const char *v,
 			return FW_CONF_ERR;
 		return FW_CONF_OK;
 	}
+	if (fw_streq(key, "RecalcPeriod")) {
+		/* PriorityCalcPeriod counts whole minutes (Slurm rounds up);
+		 * this one keeps seconds, for tests and small clusters. */
+		if (set_once(&c->recalc_set, key, v, err) ||
+		    parse_duration(key, v, false, &c->recalc_sec, err))
+			return FW_CONF_ERR;
+		if (c->recalc_sec < 1)
+			return conf_err(err, key, v, "must be at least one second");
+		return FW_CONF_OK;
+	}
 	if (fw_streq(key, "AccruePolicy"))
 		return accrue_policy_key(c, key, v, err);
 	if (fw_streq(key, "AccrueMaxJobsPerUser"))
@@ -1099,7 +1109,10 @@ int fw_prio_conf_finish(struct fw_prio_conf *c, struct fw_err *err)
 uint32_t fw_prio_flags(const struct fw_prio_conf *c) { return c->flags; }
 bool fw_prio_favor_small(const struct fw_prio_conf *c) { return c->favor_small; }
 int64_t fw_prio_max_age(const struct fw_prio_conf *c) { return c->max_age_sec; }
-int64_t fw_prio_calc_period(const struct fw_prio_conf *c) { return c->calc_period_sec; }
+int64_t fw_prio_calc_period(const struct fw_prio_conf *c)
+{
+	return c->recalc_set ? c->recalc_sec : c->calc_period_sec;
+}
 double fw_prio_scale(const struct fw_prio_conf *c) { return c->scale; }
 
 double fw_prio_weight(const struct fw_prio_conf *c, enum fw_prio_term t)

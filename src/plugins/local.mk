@@ -9,6 +9,7 @@ FW_PLUGIN_COMMON = src/plugins/common/fw_slurm.c src/plugins/common/fw_slurm.h \
 plugin_LTLIBRARIES += src/plugins/priority/fairway/priority_fairway.la
 src_plugins_priority_fairway_priority_fairway_la_SOURCES = \
 	src/plugins/priority/fairway/priority_fairway.c \
+	src/plugins/priority/fairway/pf_recalc.c \
 	src/plugins/priority/fairway/pf_jobs.c src/plugins/priority/fairway/pf_usage.c \
 	src/plugins/priority/fairway/pf.h $(FW_PLUGIN_COMMON)
 src_plugins_priority_fairway_priority_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)
@@ -43,3 +44,7 @@ install-exec-hook:
 	rm -f $(DESTDIR)$(plugindir)/priority_fairway.la $(DESTDIR)$(plugindir)/sched_fairway.la
 clean-local:
 	rm -rf plugins
+
+# The priority plugin as client commands (sshare) load it.
+TESTS += testsuite/plugins/client_load.sh
+EXTRA_DIST += testsuite/plugins/client_load.sh

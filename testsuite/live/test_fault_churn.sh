@@ -50,7 +50,7 @@ mark=$(log_mark)
 echo "NoSuchKey=1" > "$_cluster_dir/etc/fairway.conf"
 scontrol reconfigure
 check "a fairway.conf with an unknown key is rejected at reconfigure" wait_until 20 bash -c \
-  "tail -c +$((mark + 1)) '$_cluster_dir/log/slurmctld.log' | grep -q 'reconfigure rejected; the previous configuration stays in effect'"
+  "tail -c +$((mark + 1)) '$_cluster_dir/log/slurmctld.log' | grep -q 'priority/fairway: .*NoSuchKey=1: .*; reconfigure rejected, the previous configuration stays in effect'"
 log_since "$mark" | grep -E "fairway.conf|rejected" | sed 's/^/    log: /' | head -4
 sleep 2
 check_eq "the previous weights stay in effect" 3000 "$(squeue -h -j "$w" -o %Q)"

@@ -169,9 +169,11 @@ START_TEST(msu_size_qos_fairshare)
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 560);
 	ck_near(r.value[FW_PRIO_T_CPUS], 400);
 	ck_near(r.value[FW_PRIO_T_MEMGB], 160);
-	/* sprio shows the size terms in its JOBSIZE column */
-	ck_assert_int_eq(r.sprio.jobsize, 560);
-	ck_assert_int_eq(r.sprio.site, 0);
+	/* MSU leaves PriorityWeightJobSize at 0, so plain sprio has no
+	   JOBSIZE column: the size terms are in SITE (the columns must add up
+	   in every sprio view) */
+	ck_assert_int_eq(r.sprio.jobsize, 0);
+	ck_assert_int_eq(r.sprio.site, 560);
 
 	/* buy-in QOS: the highest QOS priority, normalised 1: +3000 */
 	j.qos_prio_raw = 10;
@@ -405,6 +407,25 @@ START_TEST(per_qos_weight_adjustments)
 }
 END_TEST
 
+/* A column's terms are in the column when plain sprio shows it. */
+START_TEST(sprio_column_shown_with_its_slurm_weight)
+{
+	struct fw_prio_conf *c = conf_ok("PriorityWeightJobSize=1\n",
+					 "PriorityWeightCPUs=100\n");
+	struct fw_prio_ctx x = ctx_at(JAN1_2026);
+	struct fw_prio_result r;
+	struct fw_prio_job j = job_plain(1);
+
+	/* CPUs 4*100 = 400 plus Slurm's job size (0/10 nodes + 4/100 CPUs)/2
+	   = 0.02 with weight 1: 400.02 -> 400, all in JOBSIZE */
+	j.cpus = 4;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 400);
+	ck_assert_int_eq(r.sprio.jobsize, 400);
+	ck_assert_int_eq(r.sprio.site, 0);
+	fw_prio_conf_free(c);
+}
+END_TEST
+
 START_TEST(credential_priorities)
 {
 	struct fw_prio_conf *c = conf_ok(NULL,
@@ -420,8 +441,26 @@ START_TEST(credential_priorities)
 	j.partition = fw_prio_resolve(c, FW_PRIO_PARTITION, "big");
 	/* 2000 (base) - 1000 + 10 + 100 + 7 = 1117 */
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 1117);
-	/* sprio: user and account -> ASSOC (-990), QOS -> QOS (100),
-	   partition -> PARTITION (7), base -> SITE (2000) */
+	/* no Slurm weights for Assoc, QOS, Partition: plain sprio shows none
+	   of those columns, so everything is in SITE */
+	ck_assert_int_eq(r.sprio.assoc, 0);
+	ck_assert_int_eq(r.sprio.qos, 0);
+	ck_assert_int_eq(r.sprio.partition, 0);
+	ck_assert_int_eq(r.sprio.site, 1117);
+	fw_prio_conf_free(c);
+
+	/* with those weights set (the job's normalised Slurm factors are 0,
+	   so the total stays 1117) sprio shows the columns: user and account
+	   -> ASSOC (-990), QOS -> QOS (100), partition -> PARTITION (7), base
+	   -> SITE (2000) */
+	c = conf_ok("PriorityWeightAssoc=1 PriorityWeightQOS=1 PriorityWeightPartition=1\n",
+		"User=alice Priority=-1000\nAccount=phys Priority=10\n"
+		"QOS=high Priority=100\nPartition=big Priority=7 BasePriority=2000\n");
+	j.user = fw_prio_resolve(c, FW_PRIO_USER, "alice");
+	j.account = fw_prio_resolve(c, FW_PRIO_ACCOUNT, "phys");
+	j.qos = fw_prio_resolve(c, FW_PRIO_QOS, "high");
+	j.partition = fw_prio_resolve(c, FW_PRIO_PARTITION, "big");
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 1117);
 	ck_assert_int_eq(r.sprio.assoc, -990);
 	ck_assert_int_eq(r.sprio.qos, 100);
 	ck_assert_int_eq(r.sprio.partition, 7);
@@ -669,12 +708,14 @@ START_TEST(site_and_nice)
 	j.nice = 50;
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 550);
 	ck_assert_int_eq(r.sprio.age, 500);
-	ck_assert_int_eq(r.sprio.site, 100);
-	ck_assert_int_eq(r.sprio.nice, 50);
+	/* plain sprio never shows NICE: nice is in SITE, 100 - 50 */
+	ck_assert_int_eq(r.sprio.site, 50);
+	ck_assert_int_eq(r.sprio.nice, 0);
 	/* negative nice raises it: 500 + 100 + 300 = 900 */
 	j.nice = -300;
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 900);
-	ck_assert_int_eq(r.sprio.nice, -300);
+	ck_assert_int_eq(r.sprio.site, 400);
+	ck_assert_int_eq(r.sprio.nice, 0);
 	/* below 1 -> 1 (0 is for held jobs); site absorbs the clamp */
 	j.nice = 10000;
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 1);
@@ -736,7 +777,9 @@ START_TEST(term_caps_and_negative_weights)
 	ck_near(r.value[FW_PRIO_T_QUEUE_TIME], 100);
 	ck_near(r.value[FW_PRIO_T_AGE], 500);
 	ck_assert_int_eq(r.sprio.age, 500 + 100);
-	ck_assert_int_eq(r.sprio.jobsize, -50);
+	/* no PriorityWeightJobSize: CPUs in SITE with the base, 1000 - 50 */
+	ck_assert_int_eq(r.sprio.jobsize, 0);
+	ck_assert_int_eq(r.sprio.site, 950);
 	/* under the caps the weights apply unchanged: 2 CPUs -> -20,
 	   60 min -> 60, age 1 day = 1/7*1000 = 142.857: 1000-20+60+142.857
 	   = 1182.857 -> 1183 */
@@ -768,8 +811,10 @@ START_TEST(group_weights_and_caps)
 	ck_near(r.group_value[FW_PRIO_G_RES], 1000);
 	/* sprio: the capped group scales its terms in proportion:
 	   CPUs 400*2*1000/1120 = 714.29 -> 714, MemGB 160*2*1000/1120 = 285.71
-	   -> 286, JOBSIZE 1000 */
-	ck_assert_int_eq(r.sprio.jobsize, 1000);
+	   -> 286, 1000 together; without PriorityWeightJobSize plain sprio has
+	   no JOBSIZE column, so they are in SITE */
+	ck_assert_int_eq(r.sprio.jobsize, 0);
+	ck_assert_int_eq(r.sprio.site, 1000);
 	fw_prio_conf_free(c);
 
 	/* a negative group weight, capped in the negative direction too:
@@ -780,8 +825,8 @@ START_TEST(group_weights_and_caps)
 		"Partition=p BasePriority=5000\n");
 	j.partition = fw_prio_resolve(c, FW_PRIO_PARTITION, "p");
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 4000);
-	ck_assert_int_eq(r.sprio.jobsize, -1000);
-	ck_assert_int_eq(r.sprio.site, 5000);
+	ck_assert_int_eq(r.sprio.jobsize, 0);
+	ck_assert_int_eq(r.sprio.site, 4000);
 	fw_prio_conf_free(c);
 
 	/* group weight on Slurm's group: 2 * age 0.5*1000 = 1000 */
@@ -960,10 +1005,11 @@ START_TEST(incr_only)
 	fw_prio_conf_free(c);
 
 	c = conf_ok("PriorityFlags=INCR_ONLY\n", "PriorityWeightCPUs=1000\n");
-	/* 3000 < 5000: keeps 5000; sprio's SITE takes the difference */
+	/* 3000 < 5000: keeps 5000; sprio's SITE takes the difference (and
+	   the CPUs term: no PriorityWeightJobSize, no JOBSIZE column) */
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 5000);
-	ck_assert_int_eq(r.sprio.jobsize, 3000);
-	ck_assert_int_eq(r.sprio.site, 2000);
+	ck_assert_int_eq(r.sprio.jobsize, 0);
+	ck_assert_int_eq(r.sprio.site, 5000);
 	/* 6000 > 5000: increases */
 	j.cpus = 6;
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 6000);
@@ -1138,7 +1184,8 @@ START_TEST(explain_text)
 	ck_assert_ptr_nonnull(strstr(buf, "CPUs"));
 	ck_assert_ptr_nonnull(strstr(buf, "value 400.0000"));
 	ck_assert_ptr_nonnull(strstr(buf, "sprio: AGE 30000"));
-	ck_assert_ptr_nonnull(strstr(buf, "JOBSIZE 560"));
+	ck_assert_ptr_nonnull(strstr(buf, "JOBSIZE 0"));
+	ck_assert_ptr_nonnull(strstr(buf, "SITE 560"));
 	ck_assert_ptr_nonnull(strstr(buf, "zero (no weight or nothing to add): JobSize"));
 	/* default-weighted terms that add nothing are not listed */
 	ck_assert_ptr_null(strstr(buf, "    CredUser"));
@@ -1204,6 +1251,7 @@ Suite *prio_compute_suite(void)
 	tcase_add_test(tc, moab_xfactor_table);
 	tcase_add_test(tc, moab_service_terms);
 	tcase_add_test(tc, per_qos_weight_adjustments);
+	tcase_add_test(tc, sprio_column_shown_with_its_slurm_weight);
 	tcase_add_test(tc, credential_priorities);
 	tcase_add_test(tc, resource_terms);
 	tcase_add_test(tc, usage_terms_running_only);

@@ -455,6 +455,25 @@ START_TEST(shared_entity_lines)
 }
 END_TEST
 
+START_TEST(recalc_period)
+{
+	/* RecalcPeriod keeps seconds (0:05 = min:sec = 5 s) and wins over
+	 * PriorityCalcPeriod, which Slurm counts in whole minutes (2 = 120 s) */
+	struct fw_prio_conf *c = conf_ok("PriorityCalcPeriod=2\n", "RecalcPeriod=0:05\n");
+
+	ck_assert_int_eq(fw_prio_calc_period(c), 5);
+	fw_prio_conf_free(c);
+	/* a plain number is minutes, as everywhere in Slurm: 3 = 180 s */
+	c = conf_ok("PriorityCalcPeriod=2\n", "RecalcPeriod=3\n");
+	ck_assert_int_eq(fw_prio_calc_period(c), 180);
+	fw_prio_conf_free(c);
+	/* without it, PriorityCalcPeriod */
+	c = conf_ok("PriorityCalcPeriod=2\n", NULL);
+	ck_assert_int_eq(fw_prio_calc_period(c), 120);
+	fw_prio_conf_free(c);
+}
+END_TEST
+
 START_TEST(fairway_errors)
 {
 	/* Slurm's own keys belong in slurm.conf */
@@ -464,6 +483,11 @@ START_TEST(fairway_errors)
 	conf_rejects(NULL, "PriorityMaxAge=1-0", "PriorityMaxAge", "1-0");
 	conf_rejects(NULL, "PriorityFavorSmall=yes", "PriorityFavorSmall", "yes");
 	conf_rejects(NULL, "PriorityCalcPeriod=5", "PriorityCalcPeriod", "5");
+	/* RecalcPeriod: a duration of at least one second, given once */
+	conf_rejects(NULL, "RecalcPeriod=0", "RecalcPeriod", "0");
+	conf_rejects(NULL, "RecalcPeriod=soon", "RecalcPeriod", "soon");
+	conf_rejects(NULL, "RecalcPeriod=UNLIMITED", "RecalcPeriod", "UNLIMITED");
+	conf_rejects(NULL, "RecalcPeriod=0:05\nRecalcPeriod=0:06", "RecalcPeriod", "0:06");
 	conf_rejects(NULL, "QOS=x PriorityWeightQOS=5", "PriorityWeightQOS", "5");
 	/* fixed weights */
 	conf_rejects(NULL, "PriorityWeightNice=2", "PriorityWeightNice", "2");
@@ -729,6 +753,7 @@ Suite *prio_conf_suite(void)
 	tcase_add_test(tc, entities_and_resolve);
 	tcase_add_test(tc, many_entities);
 	tcase_add_test(tc, shared_entity_lines);
+	tcase_add_test(tc, recalc_period);
 	tcase_add_test(tc, fairway_errors);
 	tcase_add_test(tc, entity_errors);
 	tcase_add_test(tc, boost_errors);

@@ -140,9 +140,7 @@ static int match_key_line(void *ctx, const char *line, int lineno)
 	return 0;
 }
 
-/* Line of slurm.conf that sets key (0 if not found there, e.g. in an
- * Include'd file or a default). */
-static int slurm_conf_line(const char *key)
+int fw_slurm_conf_line(const char *key)
 {
 	struct key_line k = { .key = key };
 	struct fw_err ignored;
@@ -161,7 +159,7 @@ static int feed(struct fw_config *c, const char *key, const char *value,
 	if (!value)
 		return 0;
 	if (fw_config_slurm(c, key, value, err) == FW_CONF_ERR) {
-		fw_err_locate(err, slurm_conf.slurm_conf, slurm_conf_line(key));
+		fw_err_locate(err, slurm_conf.slurm_conf, fw_slurm_conf_line(key));
 		return -1;
 	}
 	return 0;

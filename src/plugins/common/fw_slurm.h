@@ -41,6 +41,9 @@ void fw_log_err(const char *plugin, const struct fw_err *err);
  * conf read lock, or runs where slurm_conf cannot change.
  */
 struct fw_config *fw_slurm_load_config(struct fw_err *err);
+/* Line of slurm.conf that sets key (the last one, Slurm's rule); 0 if it
+ * is not set there (an Include'd file, or a default). */
+int fw_slurm_conf_line(const char *key);
 /* Path of fairway.conf beside slurm.conf (malloc'd). */
 char *fw_slurm_fairway_conf_path(void);
 

@@ -31,6 +31,41 @@ struct pf_charge {
 	bool seen;         /* seen in the current tick (pruning) */
 };
 
+/* One job (in one partition) of a recalculation (pf_recalc.c). */
+struct pf_work {
+	uint32_t job_id;
+	uint16_t nparts;          /* entries of this job: 1, or its partitions */
+	uint16_t part_idx;        /* index in part_ptr_list */
+	bool has_tres;            /* tres_off holds TRES counts */
+	part_record_t *part;      /* compared, never dereferenced, after unlock */
+	size_t tres_off;          /* job's TRES, then the partition's, in work_tres */
+	struct fw_prio_job in;
+	uint32_t priority;
+	struct fw_prio_sprio sprio;
+};
+
+/* Time spent holding a lock, over several holds. */
+struct pf_hold_stats {
+	double ms;        /* wall-clock, all holds */
+	double max_ms;    /* the longest single hold */
+	double cpu_ms;    /* this thread's CPU time while holding */
+	uint32_t holds;
+};
+struct pf_hold {
+	double wall0, cpu0;
+};
+void pf_hold_begin(struct pf_hold *h);
+double pf_hold_elapsed(const struct pf_hold *h);
+void pf_hold_end(const struct pf_hold *h, struct pf_hold_stats *st);
+
+/* One recalculation, for the log line and the benchmark. */
+struct pf_recalc_stats {
+	struct pf_hold_stats write;   /* job write lock (usage + store) */
+	struct pf_hold_stats read;    /* job read lock (gather) */
+	double compute_ms;            /* outside the locks */
+	uint32_t jobs, stored, skipped;
+};
+
 struct pf {
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
@@ -55,9 +90,25 @@ struct pf {
 	uint64_t total_mem_mb;       /* cluster memory (PE factor), per tick */
 	time_t last_save;
 
-	/* statistics for `fairway` and the benchmark */
+	/* the recalculation in progress (pf_recalc.c), buffers kept between
+	 * recalculations so that they cost no page faults */
+	struct pf_work *work;
+	uint32_t work_cap, work_len;
+	uint64_t *work_tres;
+	size_t work_tres_cap, work_tres_len;
+	uint32_t *work_ids;          /* jobs to gather */
+	uint32_t work_ids_cap, work_ids_len;
+	uint32_t *work_touched;      /* job ids priority_p_set() recomputed */
+	uint32_t work_touched_cap, work_touched_len;
+	bool work_active;            /* between gather and apply */
+	time_t work_part_update;     /* last_part_update at gather */
+	fw_time_t work_now;
+	struct fw_prio_ctx work_ctx;
+
+	/* statistics (milliseconds) */
 	uint64_t ticks;
-	double last_tick_ms, max_tick_ms, last_lock_ms;
+	struct pf_recalc_stats last; /* the last recalculation */
+	double max_write_ms;         /* largest last.write.ms seen */
 };
 
 extern struct pf pf;
@@ -66,18 +117,31 @@ extern struct pf pf;
  * Callers hold {job W or R} and assoc_mgr {assoc W, qos W, tres R}, and
  * pf.mu. */
 int pf_usage_sync_tree(struct fw_err *err);
+void pf_usage_sync_for_job(job_record_t *job);
 void pf_usage_tick(fw_time_t now);
 void pf_usage_job_end(job_record_t *job, fw_time_t now);
 void pf_usage_mirror_to_assoc_mgr(void);
 void pf_usage_restart_run_secs(void);
 int pf_job_fs_node(job_record_t *job);
+/* The job's user name (pending jobs have no job->user_name yet). */
 const char *pf_job_user(const job_record_t *job);
 void pf_usage_free(void);
 
 /* pf_jobs.c: jobs to the core and back. Caller holds the job lock
  * (W to store results), assoc_mgr {assoc R, qos R} and pf.mu. */
 uint32_t pf_compute_job(job_record_t *job, fw_time_t now, bool store);
-void pf_compute_all(fw_time_t now);
+void pf_fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
+		 struct fw_prio_job *j, uint64_t *tres, uint64_t *part_tres);
+void pf_fill_ctx(struct fw_prio_ctx *ctx, fw_time_t now);
+void pf_store_sprio(priority_factors_object_t *f, const struct fw_prio_sprio *sp);
+bool pf_needs_priority(const job_record_t *job, bool running_too);
+
+/* pf_recalc.c: the periodic recalculation of pending jobs' priorities
+ * (gather, compute, apply; see there).  Called with no lock held; adds to
+ * *st. */
+void pf_recalc_run(fw_time_t now, struct pf_recalc_stats *st);
+void pf_recalc_touch(uint32_t job_id);
+void pf_recalc_free(void);
 void pf_accrue_tick(fw_time_t now);
 priority_factors_object_t *pf_factors_object(job_record_t *job,
 					      part_record_t *part, fw_time_t now);

@@ -63,8 +63,8 @@ static int32_t clamp_i32(int64_t v, int32_t lo, int32_t hi)
 
 /* Fill the core's view of job in partition part.  tres buffers are
  * caller-owned arrays of slurmctld_tres_cnt entries. */
-static void fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
-		     struct fw_prio_job *j, uint64_t *tres, uint64_t *part_tres)
+void pf_fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
+		 struct fw_prio_job *j, uint64_t *tres, uint64_t *part_tres)
 {
 	const struct fw_prio_conf *c = pf.conf->prio;
 	struct job_details *d = job->details;
@@ -144,7 +144,7 @@ static void fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
 	j->prev_priority = (flags & FW_PRIO_FLAG_INCR_ONLY) ? job->priority : 0;
 }
 
-static void fill_ctx(struct fw_prio_ctx *ctx, fw_time_t now)
+void pf_fill_ctx(struct fw_prio_ctx *ctx, fw_time_t now)
 {
 	ctx->now = now;
 	ctx->total_nodes = node_record_count;
@@ -152,37 +152,46 @@ static void fill_ctx(struct fw_prio_ctx *ctx, fw_time_t now)
 	ctx->total_mem_mb = pf.total_mem_mb;
 }
 
-/* sprio's columns (weighted, integer) into a factors object. */
-static void store_sprio(priority_factors_object_t *f,
-			const struct fw_prio_result *r)
+/* sprio's columns (weighted, integer) into a factors object.  The TRES
+ * arrays are kept when their size still fits (no allocation per tick). */
+void pf_store_sprio(priority_factors_object_t *f, const struct fw_prio_sprio *sp)
 {
 	const struct fw_prio_conf *c = pf.conf->prio;
 	int nw = fw_prio_weighted_tres(c);
 
-	f->priority_age = (double)r->sprio.age;
-	f->priority_assoc = (double)r->sprio.assoc;
-	f->priority_fs = (double)r->sprio.fairshare;
-	f->priority_js = (double)r->sprio.jobsize;
-	f->priority_part = (double)r->sprio.partition;
-	f->priority_qos = (double)r->sprio.qos;
-	f->priority_site = (uint32_t)((int64_t)NICE_OFFSET + r->sprio.site);
-	f->nice = (uint32_t)((int64_t)NICE_OFFSET + r->sprio.nice);
+	f->priority_age = (double)sp->age;
+	f->priority_assoc = (double)sp->assoc;
+	f->priority_fs = (double)sp->fairshare;
+	f->priority_js = (double)sp->jobsize;
+	f->priority_part = (double)sp->partition;
+	f->priority_qos = (double)sp->qos;
+	f->priority_site = (uint32_t)((int64_t)NICE_OFFSET + sp->site);
+	f->nice = (uint32_t)((int64_t)NICE_OFFSET + sp->nice);
 	f->direct_prio = 0;
-	xfree(f->priority_tres);
-	xfree(f->tres_weights);
-	f->tres_cnt = 0;
-	if (nw > 0 && pf.tres_bound && slurmctld_tres_cnt > 0) {
+	if (nw <= 0 || !pf.tres_bound || slurmctld_tres_cnt <= 0) {
+		xfree(f->priority_tres);
+		xfree(f->tres_weights);
+		f->tres_cnt = 0;
+		return;
+	}
+	if (f->tres_cnt != (uint32_t)slurmctld_tres_cnt || !f->priority_tres ||
+	    !f->tres_weights) {
+		xfree(f->priority_tres);
+		xfree(f->tres_weights);
 		f->tres_cnt = slurmctld_tres_cnt;
 		f->priority_tres = xcalloc(slurmctld_tres_cnt, sizeof(double));
 		f->tres_weights = xcalloc(slurmctld_tres_cnt, sizeof(double));
-		for (int k = 0; k < nw && k < r->sprio.ntres; k++) {
-			int i = fw_prio_weighted_tres_index(c, k);
+	} else {
+		memset(f->priority_tres, 0, slurmctld_tres_cnt * sizeof(double));
+		memset(f->tres_weights, 0, slurmctld_tres_cnt * sizeof(double));
+	}
+	for (int k = 0; k < nw && k < sp->ntres; k++) {
+		int i = fw_prio_weighted_tres_index(c, k);
 
-			if (i < 0 || i >= slurmctld_tres_cnt)
-				continue;
-			f->priority_tres[i] += (double)r->sprio.tres[k];
-			f->tres_weights[i] = fw_prio_weighted_tres_weight(c, k);
-		}
+		if (i < 0 || i >= slurmctld_tres_cnt)
+			continue;
+		f->priority_tres[i] += (double)sp->tres[k];
+		f->tres_weights[i] = fw_prio_weighted_tres_weight(c, k);
 	}
 }
 
@@ -195,8 +204,8 @@ static uint32_t compute_in(job_record_t *job, part_record_t *part,
 	uint64_t tres[slurmctld_tres_cnt > 0 ? slurmctld_tres_cnt : 1];
 	uint64_t part_tres[slurmctld_tres_cnt > 0 ? slurmctld_tres_cnt : 1];
 
-	fill_job(job, part, now, &j, tres, part_tres);
-	fill_ctx(&ctx, now);
+	pf_fill_job(job, part, now, &j, tres, part_tres);
+	pf_fill_ctx(&ctx, now);
 	return fw_prio_compute(pf.conf->prio, &ctx, &j, res);
 }
 
@@ -229,44 +238,18 @@ uint32_t pf_compute_job(job_record_t *job, fw_time_t now, bool store)
 		return prio;
 	if (!job->prio_factors)
 		job->prio_factors = xmalloc(sizeof(priority_factors_object_t));
-	store_sprio(job->prio_factors, &res);
+	pf_store_sprio(job->prio_factors, &res.sprio);
 	compute_priority_array(job, now);
 	return prio;
 }
 
-static bool needs_priority(const job_record_t *job, bool running_too)
+bool pf_needs_priority(const job_record_t *job, bool running_too)
 {
 	if (!job->details || job->direct_set_prio || job->priority == 0)
 		return false;
 	if (IS_JOB_PENDING(job))
 		return true;
 	return running_too && IS_JOB_RUNNING(job);
-}
-
-void pf_compute_all(fw_time_t now)
-{
-	bool running = fw_prio_flags(pf.conf->prio) & FW_PRIO_FLAG_CALCULATE_RUNNING;
-	ListIterator it;
-	job_record_t *job;
-	bool changed = false;
-
-	if (!job_list)
-		return;
-	it = list_iterator_create(job_list);
-	while ((job = list_next(it))) {
-		uint32_t p;
-
-		if (!needs_priority(job, running))
-			continue;
-		p = pf_compute_job(job, now, true);
-		if (p != job->priority) {
-			job->priority = p;
-			changed = true;
-		}
-	}
-	list_iterator_destroy(it);
-	if (changed)
-		last_job_update = now;
 }
 
 priority_factors_object_t *pf_factors_object(job_record_t *job,
@@ -279,13 +262,17 @@ priority_factors_object_t *pf_factors_object(job_record_t *job,
 		f->direct_prio = job->priority;
 		f->nice = NICE_OFFSET;
 		f->priority_site = NICE_OFFSET;
-	} else if (part == job->part_ptr && job->prio_factors) {
-		/* The values behind job->priority, as computed. */
+	} else if (part == job->part_ptr && job->prio_factors &&
+		   !job->part_ptr_list) {
+		/* The values behind job->priority, as computed.  Not for a
+		 * multi-partition job: the schedulers move part_ptr from
+		 * partition to partition, so prio_factors may belong to
+		 * another one. */
 		slurm_copy_priority_factors_object(f, job->prio_factors);
 		xfree(f->partition); /* copy dups it; ours is borrowed */
 	} else {
 		compute_in(job, part, now, &res);
-		store_sprio(f, &res);
+		pf_store_sprio(f, &res.sprio);
 	}
 	f->job_id = job->job_id;
 	f->user_id = job->user_id;
@@ -319,8 +306,8 @@ static void explain_partition(job_record_t *job, part_record_t *part,
 	size_t need;
 	char *text;
 
-	fill_job(job, part, now, &j, tres, part_tres);
-	fill_ctx(&ctx, now);
+	pf_fill_job(job, part, now, &j, tres, part_tres);
+	pf_fill_ctx(&ctx, now);
 	fw_prio_compute(pf.conf->prio, &ctx, &j, &res);
 	snprintf(line, sizeof(line), "Partition %s:\n", part ? part->name : "(none)");
 	append(out, len, cap, line);
@@ -419,7 +406,7 @@ void pf_accrue_tick(fw_time_t now)
 			cap = cap ? cap * 2 : 1024;
 			jobs = xrecalloc(jobs, cap, sizeof(*jobs));
 		}
-		fill_job(job, job->part_ptr, now, &jobs[n++], NULL, NULL);
+		pf_fill_job(job, job->part_ptr, now, &jobs[n++], NULL, NULL);
 	}
 	list_iterator_destroy(it);
 	fw_accrue_tick(pf.accrue, jobs, n, now);

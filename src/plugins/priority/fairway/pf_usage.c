@@ -291,13 +291,32 @@ int pf_usage_sync_tree(struct fw_err *err)
 }
 
 /*
- * The job's user name.  slurmctld fills job->user_name only when it builds a
- * prolog message, so most jobs have none: use Slurm's cached uid lookup
- * (one passwd lookup per user for the daemon's life, as Slurm does itself).
+ * A job of an association created since the last recalculation (sacctmgr
+ * add user/account) has no node in the mirrored tree yet: rebuild the tree
+ * now rather than give the job a fair-share factor of 0 for up to a
+ * PriorityCalcPeriod.  Reads assoc_mgr only (caller holds assoc R);
+ * returns at once when the association tree has not changed.
+ */
+void pf_usage_sync_for_job(job_record_t *job)
+{
+	struct fw_err err;
+
+	if (!job->assoc_ptr || !use_dbd_tree() || pf_job_fs_node(job) >= 0)
+		return;
+	if (pf_usage_sync_tree(&err))
+		fw_log_err(PLUGIN, &err);
+}
+
+/*
+ * slurmctld fills job->user_name only when the job starts (prolog launch),
+ * so a pending job has none.  Slurm's uid cache answers after the first
+ * lookup of a uid; slurmctld itself resolves names under the job lock.
  */
 const char *pf_job_user(const job_record_t *job)
 {
-	return job->user_name ? job->user_name : uid_to_string_cached(job->user_id);
+	if (job->user_name && job->user_name[0])
+		return job->user_name;
+	return uid_to_string_cached(job->user_id);
 }
 
 int pf_job_fs_node(job_record_t *job)

@@ -69,6 +69,7 @@ FW_EXPORT void priority_p_job_end(job_record_t *job_ptr);
  */
 FW_EXPORT List job_list = NULL;
 FW_EXPORT time_t last_job_update = 0;
+FW_EXPORT time_t last_part_update = 0;
 FW_EXPORT uint32_t cluster_cpus = NO_VAL;
 FW_EXPORT int slurmctld_tres_cnt = 0;
 FW_EXPORT uint16_t accounting_enforce = 0;
@@ -126,35 +127,80 @@ uint32_t pf_bypass_count(uint32_t job_id)
 
 /* --------------------------------------------------------- configuration */
 
+/*
+ * Bind PriorityWeightTRES to Slurm's TRES list, which slurmctld builds
+ * before it loads the priority plugin (and never changes without a
+ * restart).  An unknown TRES is a configuration error like any other.
+ * Returns 1 if bound, 0 if the list is not known (not in slurmctld), -1 on
+ * error (err names slurm.conf's line).  Caller holds assoc_mgr TRES R.
+ */
+static int bind_tres_list(struct fw_config *c, struct fw_err *err)
+{
+	if (!assoc_mgr_tres_name_array || slurmctld_tres_cnt <= 0)
+		return 0;
+	if (fw_prio_bind_tres(c->prio,
+			      (const char *const *)assoc_mgr_tres_name_array,
+			      slurmctld_tres_cnt, err) == FW_CONF_ERR) {
+		fw_err_locate(err, slurm_conf.slurm_conf,
+			      fw_slurm_conf_line("PriorityWeightTRES"));
+		return -1;
+	}
+	return 1;
+}
+
+/* The whole configuration, TRES bound; NULL with err on any error. */
+static struct fw_config *load_config(bool *tres_bound, struct fw_err *err)
+{
+	assoc_mgr_lock_t tres_read = { .tres = READ_LOCK };
+	struct fw_config *c = fw_slurm_load_config(err);
+	int rc;
+
+	if (!c)
+		return NULL;
+	assoc_mgr_lock(&tres_read);
+	rc = bind_tres_list(c, err);
+	assoc_mgr_unlock(&tres_read);
+	if (rc < 0) {
+		fw_config_free(c);
+		return NULL;
+	}
+	*tres_bound = rc > 0;
+	return c;
+}
+
+/* Late binding (pf.mu and TRES R held), only if the list was unknown when
+ * the configuration was loaded. */
 static void bind_tres(void)
 {
 	struct fw_err err;
+	int rc;
 
-	if (pf.tres_bound || !assoc_mgr_tres_name_array || slurmctld_tres_cnt <= 0)
+	if (pf.tres_bound)
 		return;
-	if (fw_prio_bind_tres(pf.conf->prio,
-			      (const char *const *)assoc_mgr_tres_name_array,
-			      slurmctld_tres_cnt, &err) == FW_CONF_ERR) {
-		fw_err_locate(&err, "slurm.conf", 0);
+	rc = bind_tres_list(pf.conf, &err);
+	if (rc < 0)
 		fw_log_err(PLUGIN, &err);
-		return;
-	}
-	pf.gpu_tres = -1;
-	for (int i = 0; i < slurmctld_tres_cnt; i++)
+	pf.tres_bound = rc > 0;
+}
+
+static int find_gpu_tres(void)
+{
+	for (int i = 0; assoc_mgr_tres_name_array && i < slurmctld_tres_cnt; i++)
 		if (!xstrcasecmp(assoc_mgr_tres_name_array[i], "gres/gpu"))
-			pf.gpu_tres = i;
-	pf.tres_bound = true;
+			return i;
+	return -1;
 }
 
 /* Install a new configuration (pf.mu held).  On reconfigure the accrual
  * ledger keeps its accrued time; the tree is rebuilt if it depends on it. */
-static void install_config(struct fw_config *c)
+static void install_config(struct fw_config *c, bool tres_bound)
 {
 	struct fw_config *old = pf.conf;
 	bool eligible = fw_prio_accrue_policy(c->prio) == FW_ACCRUE_ELIGIBLE;
 
 	pf.conf = c;
-	pf.tres_bound = false;
+	pf.tres_bound = tres_bound;
+	pf.gpu_tres = find_gpu_tres();
 	if (eligible && !pf.accrue)
 		pf.accrue = fw_accrue_new(c->prio);
 	else if (eligible)
@@ -405,33 +451,33 @@ static uint64_t cluster_mem_mb(void)
 	return total;
 }
 
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
-	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
-/* One recalculation: usage, fair-share, accrual, priorities.  Returns the
- * serialised state to save (or NULL). */
+/*
+ * One recalculation.  The job write lock is taken to charge usage and
+ * refresh fair-share (assoc_mgr written too), then the priorities are
+ * recalculated (pf_recalc.c: inputs copied under the read lock, computed
+ * outside every lock, stored under the write lock, in holds of at most a
+ * few milliseconds).  Returns the serialised state to save (or NULL).
+ */
 static char *tick(size_t *state_len)
 {
-	slurmctld_lock_t locks = { .job = WRITE_LOCK, .node = READ_LOCK,
-				   .part = READ_LOCK };
-	assoc_mgr_lock_t alocks = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK,
-				    .tres = READ_LOCK, .user = READ_LOCK };
-	struct timespec t0;
+	slurmctld_lock_t usage_locks = { .job = WRITE_LOCK, .node = READ_LOCK,
+					 .part = READ_LOCK };
+	assoc_mgr_lock_t assoc_write = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK,
+					 .tres = READ_LOCK, .user = READ_LOCK };
+	struct pf_recalc_stats st;
+	struct pf_hold h;
 	fw_time_t now;
 	struct fw_err err;
 	char *state = NULL;
 	static bool first = true;
+	double longest;
 
-	lock_slurmctld(locks);
-	assoc_mgr_lock(&alocks);
+	memset(&st, 0, sizeof(st));
+	/* usage and fair-share: job W, assoc_mgr W */
+	lock_slurmctld(usage_locks);
+	pf_hold_begin(&h);
+	assoc_mgr_lock(&assoc_write);
 	pthread_mutex_lock(&pf.mu);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	now = time(NULL);
 	bind_tres();
 	pf.total_mem_mb = cluster_mem_mb();
@@ -444,24 +490,39 @@ static char *tick(size_t *state_len)
 	}
 	pf_usage_tick(now);
 	pf_usage_mirror_to_assoc_mgr();
-	if (pf.accrue)
-		pf_accrue_tick(now);
-	pf_compute_all(now);
+	pthread_mutex_unlock(&pf.mu);
+	assoc_mgr_unlock(&assoc_write);
+	pf_hold_end(&h, &st.write);
+	unlock_slurmctld(usage_locks);
+
+	pf_recalc_run(now, &st);
+
+	pthread_mutex_lock(&pf.mu);
 	pf.ticks++;
-	pf.last_lock_ms = ms_since(&t0);
-	if (pf.last_lock_ms > pf.max_tick_ms)
-		pf.max_tick_ms = pf.last_lock_ms;
 	if (now - pf.last_save >= 60 || pf.ticks == 1) {
 		state = state_serialise(state_len);
 		pf.last_save = now;
 	}
+	pf.last = st;
+	if (st.write.ms > pf.max_write_ms)
+		pf.max_write_ms = st.write.ms;
+	longest = pf.max_write_ms;
 	pthread_mutex_unlock(&pf.mu);
-	assoc_mgr_unlock(&alocks);
-	unlock_slurmctld(locks);
 	if (slurm_conf.debug_flags & DEBUG_FLAG_PRIO)
-		info("%s: recalculation held the job write lock for %.1f ms",
-		     PLUGIN, pf.last_lock_ms);
+		info("%s: recalculation of %u jobs held the job write lock for %.1f ms in %u holds (longest %.1f ms, CPU %.1f ms; most in a recalculation so far %.1f ms); read lock %.1f ms in %u holds (longest %.1f ms, CPU %.1f ms); computed outside the locks in %.1f ms; %u stored, %u changed meanwhile",
+		     PLUGIN, st.jobs, st.write.ms, st.write.holds,
+		     st.write.max_ms, st.write.cpu_ms, longest, st.read.ms,
+		     st.read.holds, st.read.max_ms, st.read.cpu_ms,
+		     st.compute_ms, st.stored, st.skipped);
 	return state;
+}
+
+/* One line: what is wrong, where (file:line: key=value), what happens now. */
+static void log_config_error(const struct fw_err *err, const char *outcome)
+{
+	char buf[1024];
+
+	error("%s: %s; %s", PLUGIN, fw_err_str(err, buf, sizeof(buf)), outcome);
 }
 
 static void reload_config(void)
@@ -469,18 +530,17 @@ static void reload_config(void)
 	slurmctld_lock_t conf_read = { .conf = READ_LOCK };
 	struct fw_config *c;
 	struct fw_err err;
+	bool bound = false;
 
 	lock_slurmctld(conf_read);
-	c = fw_slurm_load_config(&err);
+	c = load_config(&bound, &err);
 	unlock_slurmctld(conf_read);
 	if (!c) {
-		fw_log_err(PLUGIN, &err);
-		error("%s: reconfigure rejected; the previous configuration stays in effect",
-		      PLUGIN);
+		log_config_error(&err, "reconfigure rejected, the previous configuration stays in effect");
 		return;
 	}
 	pthread_mutex_lock(&pf.mu);
-	install_config(c);
+	install_config(c, bound);
 	pthread_mutex_unlock(&pf.mu);
 	info("%s: configuration reloaded", PLUGIN);
 }
@@ -567,18 +627,18 @@ int init(void)
 {
 	struct fw_err err;
 	struct fw_config *c;
+	bool bound = false;
 
 	if (!fw_in_slurmctld())
 		return SLURM_SUCCESS; /* sshare: only calc_fs_factor is used */
 	/* slurm_conf is stable here (init runs before any reconfigure). */
-	c = fw_slurm_load_config(&err);
+	c = load_config(&bound, &err);
 	if (!c) {
-		fw_log_err(PLUGIN, &err);
-		error("%s: invalid configuration; refusing to start", PLUGIN);
+		log_config_error(&err, "refusing to start");
 		return SLURM_ERROR;
 	}
 	pthread_mutex_lock(&pf.mu);
-	install_config(c);
+	install_config(c, bound);
 	pf.stop = false;
 	pthread_mutex_unlock(&pf.mu);
 	if (pthread_create(&pf.thread, NULL, recalc_thread, NULL)) {
@@ -587,7 +647,7 @@ int init(void)
 	}
 	pf.thread_running = true;
 	server = fw_slurm_serve(PLUGIN, "prio", pf.conf, 0, handle_request);
-	info("%s loaded (fair-share %s, PriorityCalcPeriod=%" PRId64 "s)", PLUGIN,
+	info("%s loaded (fair-share %s, recalculation every %" PRId64 " s)", PLUGIN,
 	     fw_fs_formula_name(pf.conf->fs->formula),
 	     (int64_t)fw_prio_calc_period(pf.conf->prio));
 	return SLURM_SUCCESS;
@@ -616,6 +676,7 @@ int fini(void)
 		state_save_now(state, len);
 	pthread_mutex_lock(&pf.mu);
 	pf_usage_free();
+	pf_recalc_free();
 	fw_accrue_free(pf.accrue);
 	pf.accrue = NULL;
 	fw_config_free(pf.conf);
@@ -638,8 +699,11 @@ uint32_t priority_p_set(uint32_t last_prio, job_record_t *job_ptr)
 	if (!pf.conf) {
 		prio = 1; /* not initialised (cannot happen inside slurmctld) */
 	} else {
-		bind_tres();
+		/* TRES are bound at load (bind_tres() is for the
+		 * recalculation thread only: it changes pf.conf) */
+		pf_usage_sync_for_job(job_ptr);
 		prio = pf_compute_job(job_ptr, time(NULL), true);
+		pf_recalc_touch(job_ptr->job_id);
 	}
 	pthread_mutex_unlock(&pf.mu);
 	assoc_mgr_unlock(&alocks);
