@@ -54,6 +54,13 @@ void fw_err_locate(struct fw_err *err, const char *file, int line);
 const char *fw_err_str(const struct fw_err *err, char *buf, size_t len);
 
 /*
+ * splitmix64: a small deterministic pseudo-random generator, the same on
+ * every platform, so that generated traces, benchmark queues and property
+ * tests are reproducible from a seed.  Advances *state.
+ */
+uint64_t fw_splitmix64(uint64_t *state);
+
+/*
  * Value parsers.  They accept surrounding whitespace, reject trailing
  * garbage, and return 0 on success, -1 on error (with err->msg set; key,
  * value and location are left to the caller via fw_err_set/fw_err_locate).

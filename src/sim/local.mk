@@ -22,5 +22,5 @@ EXTRA_DIST += testsuite/sim
 noinst_PROGRAMS += src/sim/fairway-sim-gentrace
 src_sim_fairway_sim_gentrace_SOURCES = src/sim/sim_gentrace.c
 src_sim_fairway_sim_gentrace_CFLAGS = $(FW_CORE_CFLAGS)
-src_sim_fairway_sim_gentrace_LDADD = -lm
+src_sim_fairway_sim_gentrace_LDADD = src/core/libfwcore.la -lm
 dist_man_MANS += doc/man/fairway-sim.1

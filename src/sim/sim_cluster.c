@@ -912,6 +912,23 @@ static int dump_shares(const char *v, uint32_t *out, struct fw_err *err)
 	return 0;
 }
 
+/* Fairshare= and Priority= mean the same on Account and User lines.
+ * Returns 1 when the field was one of them, 0 when not, -1 on error. */
+static int dump_share_field(struct dump_ctx *x, const struct dump_field *f,
+			    uint32_t *shares, uint32_t *priority,
+			    bool *has_priority)
+{
+	if (!strcasecmp(f->key, "Fairshare"))
+		return dump_shares(f->val, shares, x->err) ? -1 : 1;
+	if (!strcasecmp(f->key, "Priority")) {
+		if (get_u32("Priority", f->val, priority, x->err))
+			return -1;
+		*has_priority = true;
+		return 1;
+	}
+	return 0;
+}
+
 static int dump_account(struct dump_ctx *x, const char *name,
 			const struct dump_field *f, int nf, int lineno)
 {
@@ -929,16 +946,10 @@ static int dump_account(struct dump_ctx *x, const char *name,
 	ac->parent = x->parent;
 	ac->shares = 1;
 	ac->lineno = lineno;
-	for (int i = 0; i < nf; i++) {
-		if (!strcasecmp(f[i].key, "Fairshare")) {
-			if (dump_shares(f[i].val, &ac->shares, x->err))
-				return -1;
-		} else if (!strcasecmp(f[i].key, "Priority")) {
-			if (get_u32("Priority", f[i].val, &ac->priority, x->err))
-				return -1;
-			ac->has_priority = true;
-		}
-	}
+	for (int i = 0; i < nf; i++)
+		if (dump_share_field(x, &f[i], &ac->shares, &ac->priority,
+				     &ac->has_priority) < 0)
+			return -1;
 	a->nacct++;
 	return 0;
 }
@@ -961,16 +972,12 @@ static int dump_user(struct dump_ctx *x, const char *name,
 	u->shares = 1;
 	u->lineno = lineno;
 	for (int i = 0; i < nf; i++) {
-		if (!strcasecmp(f[i].key, "Fairshare")) {
-			if (dump_shares(f[i].val, &u->shares, x->err))
-				return -1;
-		} else if (!strcasecmp(f[i].key, "Priority")) {
-			if (get_u32("Priority", f[i].val, &u->priority, x->err))
-				return -1;
-			u->has_priority = true;
-		} else if (!strcasecmp(f[i].key, "DefaultAccount")) {
+		int r = dump_share_field(x, &f[i], &u->shares, &u->priority,
+					 &u->has_priority);
+		if (r < 0)
+			return -1;
+		if (!r && !strcasecmp(f[i].key, "DefaultAccount"))
 			u->default_account = sim_intern(&a->str, f[i].val);
-		}
 	}
 	a->nuser++;
 	return 0;

@@ -25,18 +25,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fw_common.h"
+
 struct rng {
 	uint64_t s;
 };
 
-/* splitmix64: small, fast, and the same on every platform. */
 static uint64_t rnd(struct rng *r)
 {
-	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	return fw_splitmix64(&r->s);
 }
 
 static double unif(struct rng *r)

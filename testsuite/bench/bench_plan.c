@@ -30,11 +30,7 @@ struct rng {
 
 static uint64_t rnd64(struct rng *r)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return fw_splitmix64(&r->s);
 }
 
 static uint32_t rnd(struct rng *r, uint32_t n)
