@@ -78,7 +78,39 @@ static int exchange(int fd, const char *line)
 	return r < 0 ? -1 : 0;
 }
 
-/* Connect to the plugin's abstract socket on this host; -1 if absent. */
+/*
+ * Abstract socket names have no owner or permissions: any local user may
+ * take a name before slurmctld does (the plugin then only logs that it
+ * cannot serve).  So the answer is trusted only from a process running as
+ * SlurmUser (slurmctld becomes SlurmUser before it loads plugins) or root,
+ * which the kernel vouches for (SO_PEERCRED).  Returns 0 if
+ * trusted; otherwise says whose socket it is and returns -1.
+ */
+static int peer_is_slurmctld(const struct target *t, int fd, const char *name)
+{
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen)) {
+		fprintf(stderr, "fairway: @%s: cannot tell who serves it: %s\n", name,
+			strerror(errno));
+		return -1;
+	}
+	if (cred.uid != t->conf->slurm_user_id && cred.uid != 0) {
+		fprintf(stderr, "fairway: @%s is held by uid %u (pid %d), not by "
+			"SlurmUser %s (uid %u): not asking it\n", name,
+			(unsigned)cred.uid, (int)cred.pid,
+			t->conf->slurm_user_name ? t->conf->slurm_user_name : "?",
+			(unsigned)t->conf->slurm_user_id);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Connect to the plugin's abstract socket on this host: the descriptor,
+ * -1 if nobody listens there, -2 if an impostor does (reported).
+ */
 static int connect_local(const struct target *t, const char *service)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -97,6 +129,10 @@ static int connect_local(const struct target *t, const char *service)
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, len)) {
 		close(fd);
 		fd = -1;
+	}
+	if (fd >= 0 && peer_is_slurmctld(t, fd, name)) {
+		close(fd);
+		return -2;
 	}
 	if (fd >= 0)
 		set_timeouts(fd);
@@ -178,6 +214,8 @@ static int ask(const struct target *t, const char *service, const char *request)
 	char line[256];
 	int rc;
 
+	if (fd == -2)
+		return -1; /* an impostor holds the name: no fallback to TCP either */
 	if (fd >= 0) {
 		snprintf(line, sizeof(line), "%s\n", request);
 		rc = exchange(fd, line);

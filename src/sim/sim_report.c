@@ -346,7 +346,8 @@ int sim_write_outputs(const struct sim_result *r, const char *dir,
 	struct sim_buf b = { 0 };
 	int rc = 0;
 
-	if (mkdir(dir, 0777) && errno != EEXIST)
+	/* never group/world-writable, whatever the umask */
+	if (mkdir(dir, 0755) && errno != EEXIST)
 		return fw_err_set(err, dir, 0, NULL, NULL,
 				  "cannot create directory: %s", strerror(errno));
 	sim_metrics_compute(r, &m);

@@ -7,11 +7,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------ interning */
 
@@ -588,11 +590,16 @@ void sim_buf_free(struct sim_buf *b)
 int sim_buf_write(const struct sim_buf *b, const char *path,
 		  struct fw_err *err)
 {
-	FILE *f = fopen(path, "w");
+	/* 0644, not fopen()'s 0666: never group/world-writable, whatever the umask */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return fw_err_set(err, path, 0, NULL, NULL,
 				  "cannot create: %s", strerror(errno));
+	}
 	if ((b->len && fwrite(b->s, 1, b->len, f) != b->len) | (fclose(f) != 0))
 		return fw_err_set(err, path, 0, NULL, NULL,
 				  "write error: %s", strerror(errno));

@@ -275,7 +275,16 @@ int fw_state_write(const char *name, const char *buf, size_t len,
 		snprintf(errbuf, errlen, "StateSaveLocation=/dev/null: state not saved");
 		goto out;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * A fresh file, never one found there: O_TRUNC on a leftover .new
+	 * would keep its mode (perhaps world-writable), and O_EXCL|O_NOFOLLOW
+	 * refuse a symlink planted in its place.  0600 whatever the umask.
+	 */
+	if (unlink(tmp) && errno != ENOENT) {
+		snprintf(errbuf, errlen, "cannot remove %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		snprintf(errbuf, errlen, "cannot create %s: %s", tmp, strerror(errno));
 		goto out;
