@@ -85,7 +85,7 @@ rm -rf "$fdir"; mkdir -p "$fdir"
 torn=0; kills=0
 for f in $files; do
   for variant in with-old without-old; do
-    first=1; [ $variant = without-old ] && first=6 # steps 1-5 are the same
+    first=1; [ $variant = without-old ] && first=6 # steps 1-6 are the same
     for n in $(seq $first 20); do
       if [ $variant = with-old ]; then
         [ -f "$state/$f.old" ] || cp -p "$state/$f" "$state/$f.old"

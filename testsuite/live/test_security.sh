@@ -3,6 +3,7 @@
 #  - the fairway command trusts the plugins' abstract socket only when
 #    slurmctld (SlurmUser) or root holds it: a user who takes the name
 #    first gets no answer through it, and slurmctld keeps scheduling;
+#    PrivateData=jobs holds on that socket as over TCP (test_explain_remote);
 #  - a user cannot raise a job's priority beyond what Slurm allows: no
 #    negative nice (at submission or later), no scontrol priority=, no
 #    scontrol top; positive nice lowers Fairway's priority by exactly that;
@@ -47,6 +48,7 @@ wait_until 10 held || { echo "FAIL: the impostor did not start"; kill "$rogue"; 
 extra=$(mktemp)
 cat > "$extra" <<'EOF2'
 SchedulerParameters=sched_interval=-1,defer,bf_interval=1,bf_resolution=1
+PrivateData=jobs
 PartitionName=hold Nodes=n[1-4] State=DOWN PriorityJobFactor=1 MaxTime=INFINITE
 EOF2
 start_cluster "$name" 17620 --slurm-extra "$extra"
@@ -76,6 +78,9 @@ say "without the impostor, after a restart slurmctld serves the name and is trus
 restart_ctld || fail "slurmctld did not restart"
 out=$(as fwalice "$FW" priority "$ja" 2>&1)
 check "alice's fairway priority answers from slurmctld" grep -q "^Job $ja .*user fwalice" <<< "$out"
+out=$(as fwbob "$FW" explain "$ja" 2>&1)
+check_eq "PrivateData=jobs on the local socket too: bob gets no answer about alice's job from either plugin" \
+  2 "$(grep -c "job $ja: no such job (or not visible to you)" <<< "$out")"
 
 # ---- priorities: what Slurm allows a user, Fairway allows, and no more ----
 say "alice's jobs in a DOWN partition (they pend with a computed priority)"
