@@ -59,10 +59,8 @@ static void set_timeouts(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
-/* Send one line, copy the reply to stdout.  Returns 0 or -1. */
-static int exchange(int fd, const char *line)
+static int send_line(int fd, const char *line)
 {
-	char buf[4096];
 	size_t left = strlen(line);
 	ssize_t r;
 
@@ -73,9 +71,99 @@ static int exchange(int fd, const char *line)
 		line += r;
 		left -= (size_t)r;
 	}
+	return 0;
+}
+
+/* Send one line, copy the reply to stdout.  Returns 0 or -1. */
+static int exchange(int fd, const char *line)
+{
+	char buf[4096];
+	ssize_t r;
+
+	if (send_line(fd, line))
+		return -1;
 	while ((r = recv(fd, buf, sizeof(buf), 0)) > 0)
 		fwrite(buf, 1, (size_t)r, stdout);
 	return r < 0 ? -1 : 0;
+}
+
+#define REPLY_MAX (4 << 20)
+
+/* The whole reply, NUL-terminated (malloc'd), or NULL. */
+static char *read_reply(int fd)
+{
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap);
+	ssize_t r;
+
+	while (buf && (r = recv(fd, buf + n, cap - n - 1, 0)) > 0) {
+		n += (size_t)r;
+		if (n + 1 == cap) {
+			char *bigger = cap < REPLY_MAX ? realloc(buf, cap * 2) : NULL;
+
+			if (!bigger) {
+				free(buf);
+				return NULL;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	if (buf)
+		buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * A TCP reply must be a MUNGE credential made by SlurmUser (or root) whose
+ * payload is "<request>\n<reply text>" (fw_server.h): anyone on the
+ * controller host can listen on FairwayPort while slurmctld does not.
+ * Prints the reply text; returns 0, or -1 with the reason on stderr.
+ */
+static int print_signed_reply(const struct target *t, const char *where,
+			      const char *request, char *reply)
+{
+	const size_t plen = strlen(FW_SERVER_MUNGE_PREFIX), rlen = strlen(request);
+	munge_ctx_t ctx;
+	munge_err_t rc;
+	void *payload = NULL;
+	int len = 0, ret = -1;
+	uid_t uid;
+	gid_t gid;
+
+	if (strncmp(reply, FW_SERVER_MUNGE_PREFIX, plen)) {
+		if (!strncmp(reply, "error: ", 7))
+			fprintf(stderr, "fairway: %s: %s", where, reply);
+		else
+			fprintf(stderr, "fairway: %s: the reply is not signed with MUNGE: not trusting it\n",
+				where);
+		return -1;
+	}
+	reply[strcspn(reply, "\n")] = '\0';
+	if (!(ctx = munge_ctx_create()))
+		return -1;
+	if (t->munge_socket)
+		munge_ctx_set(ctx, MUNGE_OPT_SOCKET, t->munge_socket);
+	rc = munge_decode(reply + plen, ctx, &payload, &len, &uid, &gid);
+	if (rc != EMUNGE_SUCCESS)
+		fprintf(stderr, "fairway: %s: the reply's MUNGE credential is not valid: %s\n", where,
+			munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(rc));
+	else if (uid != t->conf->slurm_user_id && uid != 0)
+		fprintf(stderr, "fairway: %s: the reply is signed by uid %u, not by SlurmUser %s (uid %u): not trusting it\n",
+			where, (unsigned)uid,
+			t->conf->slurm_user_name ? t->conf->slurm_user_name : "?",
+			(unsigned)t->conf->slurm_user_id);
+	else if ((size_t)len <= rlen || memcmp(payload, request, rlen) ||
+		 ((char *)payload)[rlen] != '\n')
+		fprintf(stderr, "fairway: %s: the signed reply answers another request: not trusting it\n",
+			where);
+	else {
+		fwrite((char *)payload + rlen + 1, 1, (size_t)len - rlen - 1, stdout);
+		ret = 0;
+	}
+	free(payload);
+	munge_ctx_destroy(ctx);
+	return ret;
 }
 
 /*
@@ -197,7 +285,14 @@ static int ask_tcp(const struct target *t, unsigned port, const char *request)
 		if (!host || (fd = connect_tcp(host, port)) < 0)
 			continue;
 		line = munge_request(t, request);
-		rc = line ? exchange(fd, line) : -1;
+		rc = -1;
+		if (line && !send_line(fd, line)) {
+			char *reply = read_reply(fd), where[300];
+
+			snprintf(where, sizeof(where), "%s port %u", host, port);
+			rc = reply ? print_signed_reply(t, where, request, reply) : -1;
+			free(reply);
+		}
 		free(line);
 		close(fd);
 		return rc;

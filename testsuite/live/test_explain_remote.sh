@@ -3,8 +3,8 @@
 # also answer on TCP, and the caller's uid is the one a MUNGE credential
 # vouches for.  Under PrivateData=jobs a user sees their own job's breakdown
 # and plan, not another user's; requests without a valid, fresh credential
-# are refused.  (--tcp takes the network path on the controller host, as a
-# login node would.)
+# are refused; answers are signed with MUNGE too.  (--tcp takes the network
+# path on the controller host, as a login node would.)
 source "$(dirname "$0")/lib.sh"
 
 fw_port=$(live_port 17280)   # priority/fairway; sched/fairway uses +1
@@ -66,7 +66,13 @@ PY
 check "a plain request is refused" grep -q "must be MUNGE-authenticated" <<< "$(raw "$fw_port" "priority $ja")"
 cred=$(munge --socket="$sock" --string="priority $ja")
 first=$(raw "$fw_port" "MUNGE:$cred")
-check "a fresh root credential is answered" grep -q "^Job $ja " <<< "$first"
+# The answer itself comes in a MUNGE credential made by SlurmUser (root
+# here) whose payload is "<request>\n<reply>" (fw_server.h).
+ans=$(sed -n 's/^MUNGE://p' <<< "$first" | unmunge --socket="$sock" -N -k UID -m /dev/stdout -o /dev/stdout)
+echo "$ans" | head -3 | sed 's/^/    /'
+check "a fresh root credential is answered, signed with MUNGE by uid 0" grep -Eq "^UID: +0$" <<< "$ans"
+check "... with the request, then the job's breakdown" \
+  bash -c 'grep -qx "priority $0" <<< "$1" && grep -q "^Job $0 " <<< "$1"' "$ja" "$ans"
 check "the same credential replayed is refused" grep -qi "authentication failed.*replay" <<< "$(raw "$fw_port" "MUNGE:$cred")"
 # Flip one character in the middle of the credential's encoded body.
 mid=$(( ${#cred} / 2 )); c=${cred:$mid:1}; [ "$c" = A ] && r=B || r=A

@@ -3,6 +3,8 @@
 #  - the fairway command trusts the plugins' abstract socket only when
 #    slurmctld (SlurmUser) or root holds it: a user who takes the name
 #    first gets no answer through it, and slurmctld keeps scheduling;
+#    likewise over TCP (FairwayPort) it trusts only replies signed with a
+#    MUNGE credential of SlurmUser or root for its own request;
 #    PrivateData=jobs holds on that socket as over TCP (test_explain_remote);
 #  - a user cannot raise a job's priority beyond what Slurm allows: no
 #    negative nice (at submission or later), no scontrol priority=, no
@@ -42,8 +44,50 @@ while True:
     c.close()
 PY
 rogue=$!
-held() { ss -xlH | grep -q "@$sockname "; }
-wait_until 10 held || { echo "FAIL: the impostor did not start"; kill "$rogue"; exit 1; }
+# Over TCP bob listens on FairwayPort (priority/fairway's) before slurmctld;
+# he answers in turn in plain text and with a MUNGE credential of his own
+# whose payload echoes the request (which he decodes from the caller's).
+fw_port=$(live_port 17640)
+munge_sock=$FW_LIVE_DIR/$name/munge/munge.sock   # contrib/cluster-start.sh
+setpriv --reuid="$(id -u fwbob)" --regid="$(id -g fwbob)" --clear-groups \
+  /usr/bin/python3 - "$fw_port" "$munge_sock" <<'PY' &
+import socket, subprocess, sys
+port, sock = int(sys.argv[1]), sys.argv[2]
+try:
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("::", port))
+except OSError:
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", port))
+# (SO_REUSEADDR: else the TIME-WAIT of his closed connections would keep
+# slurmctld from taking the port for a minute once he is gone)
+s.listen(8)
+n = 0
+while True:
+    c, _ = s.accept()
+    try:
+        line = c.recv(8192).decode(errors="replace").strip()
+        n += 1
+        fake = "Job 1 (rogue): priority 4294967295, you are first\n"
+        if n % 2:
+            c.sendall(fake.encode())
+        else:
+            req = subprocess.run(["unmunge", "--socket", sock, "-m", "/dev/null"],
+                                 input=line.removeprefix("MUNGE:"), capture_output=True,
+                                 text=True).stdout
+            cred = subprocess.run(["munge", "--socket", sock, "-s", req + "\n" + fake],
+                                  capture_output=True, text=True).stdout.strip()
+            c.sendall(("MUNGE:" + cred + "\n").encode())
+    except OSError:
+        pass  # the fairway command hung up
+    c.close()
+PY
+rogue_tcp=$!
+held() { ss -xlH | grep -q "@$sockname " && ss -tlnH | grep -q ":$fw_port "; }
+wait_until 10 held || { echo "FAIL: the impostors did not start"; kill "$rogue" "$rogue_tcp"; exit 1; }
 
 extra=$(mktemp)
 cat > "$extra" <<'EOF2'
@@ -51,9 +95,10 @@ SchedulerParameters=sched_interval=-1,defer,bf_interval=1,bf_resolution=1
 PrivateData=jobs
 PartitionName=hold Nodes=n[1-4] State=DOWN PriorityJobFactor=1 MaxTime=INFINITE
 EOF2
-start_cluster "$name" 17620 --slurm-extra "$extra"
-rm -f "$extra"
-trap 'kill "$rogue" 2>/dev/null; stop_cluster' EXIT
+fwconf=$(mktemp); echo "FairwayPort=$fw_port" > "$fwconf"
+start_cluster "$name" 17620 --slurm-extra "$extra" --fairway-conf "$fwconf"
+rm -f "$extra" "$fwconf"
+trap 'kill "$rogue" "$rogue_tcp" 2>/dev/null; stop_cluster' EXIT
 state=$(sed -n 's/^StateSaveLocation=//p' "$SLURM_CONF")
 
 say "bob holds @$sockname before slurmctld"
@@ -73,11 +118,27 @@ out=$(as fwalice "$FW" plan "$ja" 2>&1); rc=$?
 check "sched/fairway's socket (slurmctld's) is still trusted: fairway plan works" \
   bash -c '[ "$0" = 0 ] && ! grep -q "not asking" <<< "$1"' "$rc" "$out"
 
-kill "$rogue"; wait "$rogue" 2>/dev/null
-say "without the impostor, after a restart slurmctld serves the name and is trusted"
+say "bob listens on FairwayPort $fw_port: fairway --tcp (as from a login node)"
+out=$(as fwalice "$FW" --tcp priority "$ja" 2>&1); rc=$?
+echo "$out" | sed 's/^/    /'
+check "a plain-text answer is refused (exit $rc)" \
+  bash -c '[ "$0" != 0 ] && grep -q "port '"$fw_port"': the reply is not signed with MUNGE: not trusting it" <<< "$1" && ! grep -q rogue <<< "$1"' "$rc" "$out"
+out=$(as fwalice "$FW" --tcp priority "$ja" 2>&1); rc=$?
+echo "$out" | sed 's/^/    /'
+check "an answer signed by bob's MUNGE credential is refused (exit $rc)" \
+  bash -c '[ "$0" != 0 ] && grep -q "the reply is signed by uid $2, not by SlurmUser root (uid 0): not trusting it" <<< "$1" && ! grep -q rogue <<< "$1"' \
+  "$rc" "$out" "$(id -u fwbob)"
+out=$(as fwalice "$FW" --tcp plan "$ja" 2>&1); rc=$?
+check "sched/fairway's TCP port (slurmctld's, signed replies) is trusted" \
+  bash -c '[ "$0" = 0 ] && ! grep -q "not trusting" <<< "$1"' "$rc" "$out"
+
+kill "$rogue" "$rogue_tcp"; wait "$rogue" "$rogue_tcp" 2>/dev/null
+say "without the impostors, after a restart slurmctld serves the name and the port and is trusted"
 restart_ctld || fail "slurmctld did not restart"
 out=$(as fwalice "$FW" priority "$ja" 2>&1)
 check "alice's fairway priority answers from slurmctld" grep -q "^Job $ja .*user fwalice" <<< "$out"
+out=$(as fwalice "$FW" --tcp priority "$ja" 2>&1)
+check "... and over TCP (reply signed by SlurmUser)" grep -q "^Job $ja .*user fwalice" <<< "$out"
 out=$(as fwbob "$FW" explain "$ja" 2>&1)
 check_eq "PrivateData=jobs on the local socket too: bob gets no answer about alice's job from either plugin" \
   2 "$(grep -c "job $ja: no such job (or not visible to you)" <<< "$out")"

@@ -120,6 +120,41 @@ static void serve_local(struct fw_server *s, int fd)
 }
 
 /*
+ * Over TCP the command cannot ask the kernel who answers (anyone on the
+ * controller host may listen on FairwayPort while slurmctld does not), so
+ * the reply travels in a MUNGE credential too: its uid is slurmctld's
+ * (SlurmUser), and its payload "<request>\n<reply>" ties it to the request.
+ */
+static void answer_signed(struct fw_server *s, int fd, munge_ctx_t ctx,
+			  uid_t uid, const char *req)
+{
+	char *reply = s->handler(uid, req), *payload = NULL, *cred = NULL;
+	munge_err_t rc;
+
+	if (!reply)
+		return;
+	if (asprintf(&payload, "%s\n%s", req, reply) < 0) {
+		free(reply);
+		return;
+	}
+	rc = munge_encode(&cred, ctx, payload, (int)strlen(payload));
+	if (rc != EMUNGE_SUCCESS) {
+		char msg[320];
+
+		snprintf(msg, sizeof(msg), "error: the controller cannot sign its reply: %s\n",
+			 munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(rc));
+		reply_text(fd, msg);
+	} else {
+		reply_text(fd, FW_SERVER_MUNGE_PREFIX);
+		reply_text(fd, cred);
+		reply_text(fd, "\n");
+	}
+	free(cred);
+	free(payload);
+	free(reply);
+}
+
+/*
  * Other hosts: MUNGE tells who is calling.  The request is the credential's
  * payload, so it cannot be altered or replayed (munged keeps a replay cache).
  */
@@ -160,7 +195,7 @@ static void serve_remote(struct fw_server *s, int fd)
 	} else {
 		memcpy(req, payload, (size_t)len);
 		req[len] = '\0';
-		answer(s, fd, uid, req);
+		answer_signed(s, fd, ctx, uid, req);
 	}
 	free(payload);
 	munge_ctx_destroy(ctx);
