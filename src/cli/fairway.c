@@ -116,14 +116,15 @@ static char *read_reply(int fd)
 
 /*
  * A TCP reply must be a MUNGE credential made by SlurmUser (or root) whose
- * payload is "<request>\n<reply text>" (fw_server.h): anyone on the
- * controller host can listen on FairwayPort while slurmctld does not.
+ * payload is "<our request credential>\n<reply text>" (fw_server.h): anyone
+ * on the controller host can listen on FairwayPort while slurmctld does
+ * not, and an old genuine answer must not pass for a fresh one.
  * Prints the reply text; returns 0, or -1 with the reason on stderr.
  */
 static int print_signed_reply(const struct target *t, const char *where,
-			      const char *request, char *reply)
+			      const char *req_cred, char *reply)
 {
-	const size_t plen = strlen(FW_SERVER_MUNGE_PREFIX), rlen = strlen(request);
+	const size_t plen = strlen(FW_SERVER_MUNGE_PREFIX), rlen = strlen(req_cred);
 	munge_ctx_t ctx;
 	munge_err_t rc;
 	void *payload = NULL;
@@ -153,7 +154,7 @@ static int print_signed_reply(const struct target *t, const char *where,
 			where, (unsigned)uid,
 			t->conf->slurm_user_name ? t->conf->slurm_user_name : "?",
 			(unsigned)t->conf->slurm_user_id);
-	else if ((size_t)len <= rlen || memcmp(payload, request, rlen) ||
+	else if ((size_t)len <= rlen || memcmp(payload, req_cred, rlen) ||
 		 ((char *)payload)[rlen] != '\n')
 		fprintf(stderr, "fairway: %s: the signed reply answers another request: not trusting it\n",
 			where);
@@ -290,7 +291,11 @@ static int ask_tcp(const struct target *t, unsigned port, const char *request)
 			char *reply = read_reply(fd), where[300];
 
 			snprintf(where, sizeof(where), "%s port %u", host, port);
-			rc = reply ? print_signed_reply(t, where, request, reply) : -1;
+			/* our credential: the line without prefix and newline */
+			line[strcspn(line, "\n")] = '\0';
+			rc = reply ? print_signed_reply(t, where,
+							line + strlen(FW_SERVER_MUNGE_PREFIX),
+							reply) : -1;
 			free(reply);
 		}
 		free(line);

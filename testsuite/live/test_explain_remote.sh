@@ -67,12 +67,12 @@ check "a plain request is refused" grep -q "must be MUNGE-authenticated" <<< "$(
 cred=$(munge --socket="$sock" --string="priority $ja")
 first=$(raw "$fw_port" "MUNGE:$cred")
 # The answer itself comes in a MUNGE credential made by SlurmUser (root
-# here) whose payload is "<request>\n<reply>" (fw_server.h).
+# here) whose payload is "<request credential>\n<reply>" (fw_server.h).
 ans=$(sed -n 's/^MUNGE://p' <<< "$first" | unmunge --socket="$sock" -N -k UID -m /dev/stdout -o /dev/stdout)
 echo "$ans" | head -3 | sed 's/^/    /'
 check "a fresh root credential is answered, signed with MUNGE by uid 0" grep -Eq "^UID: +0$" <<< "$ans"
-check "... with the request, then the job's breakdown" \
-  bash -c 'grep -qx "priority $0" <<< "$1" && grep -q "^Job $0 " <<< "$1"' "$ja" "$ans"
+check "... with the request's credential, then the job's breakdown" \
+  bash -c 'grep -qxF "$1" <<< "$2" && grep -q "^Job $0 " <<< "$2"' "$ja" "$cred" "$ans"
 check "the same credential replayed is refused" grep -qi "authentication failed.*replay" <<< "$(raw "$fw_port" "MUNGE:$cred")"
 # Flip one character in the middle of the credential's encoded body.
 mid=$(( ${#cred} / 2 )); c=${cred:$mid:1}; [ "$c" = A ] && r=B || r=A

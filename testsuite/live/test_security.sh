@@ -4,7 +4,8 @@
 #    slurmctld (SlurmUser) or root holds it: a user who takes the name
 #    first gets no answer through it, and slurmctld keeps scheduling;
 #    likewise over TCP (FairwayPort) it trusts only replies signed with a
-#    MUNGE credential of SlurmUser or root for its own request;
+#    MUNGE credential of SlurmUser or root that answer its own request
+#    (not another, even a genuine one);
 #    PrivateData=jobs holds on that socket as over TCP (test_explain_remote);
 #  - a user cannot raise a job's priority beyond what Slurm allows: no
 #    negative nice (at submission or later), no scontrol priority=, no
@@ -45,14 +46,16 @@ while True:
 PY
 rogue=$!
 # Over TCP bob listens on FairwayPort (priority/fairway's) before slurmctld;
-# he answers in turn in plain text and with a MUNGE credential of his own
-# whose payload echoes the request (which he decodes from the caller's).
+# he answers in turn in plain text, with a MUNGE credential of his own whose
+# payload echoes the request (which he decodes from the caller's), and with
+# a genuine signed answer of slurmctld's to another request (from file).
 fw_port=$(live_port 17640)
 munge_sock=$FW_LIVE_DIR/$name/munge/munge.sock   # contrib/cluster-start.sh
+old_answer=$(mktemp); chmod 644 "$old_answer"
 setpriv --reuid="$(id -u fwbob)" --regid="$(id -g fwbob)" --clear-groups \
-  /usr/bin/python3 - "$fw_port" "$munge_sock" <<'PY' &
+  /usr/bin/python3 - "$fw_port" "$munge_sock" "$old_answer" <<'PY' &
 import socket, subprocess, sys
-port, sock = int(sys.argv[1]), sys.argv[2]
+port, sock, old_answer = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 try:
     s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
     s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
@@ -72,8 +75,10 @@ while True:
         line = c.recv(8192).decode(errors="replace").strip()
         n += 1
         fake = "Job 1 (rogue): priority 4294967295, you are first\n"
-        if n % 2:
+        if n % 3 == 1:
             c.sendall(fake.encode())
+        elif n % 3 == 0:
+            c.sendall(open(old_answer, "rb").read())
         else:
             req = subprocess.run(["unmunge", "--socket", sock, "-m", "/dev/null"],
                                  input=line.removeprefix("MUNGE:"), capture_output=True,
@@ -98,7 +103,7 @@ EOF2
 fwconf=$(mktemp); echo "FairwayPort=$fw_port" > "$fwconf"
 start_cluster "$name" 17620 --slurm-extra "$extra" --fairway-conf "$fwconf"
 rm -f "$extra" "$fwconf"
-trap 'kill "$rogue" "$rogue_tcp" 2>/dev/null; stop_cluster' EXIT
+trap 'kill "$rogue" "$rogue_tcp" 2>/dev/null; rm -f "$old_answer"; stop_cluster' EXIT
 state=$(sed -n 's/^StateSaveLocation=//p' "$SLURM_CONF")
 
 say "bob holds @$sockname before slurmctld"
@@ -128,6 +133,22 @@ echo "$out" | sed 's/^/    /'
 check "an answer signed by bob's MUNGE credential is refused (exit $rc)" \
   bash -c '[ "$0" != 0 ] && grep -q "the reply is signed by uid $2, not by SlurmUser root (uid 0): not trusting it" <<< "$1" && ! grep -q rogue <<< "$1"' \
   "$rc" "$out" "$(id -u fwbob)"
+# A genuine answer signed by slurmctld (sched/fairway's port), to root's
+# request, never decoded: bob replays it as the answer to alice's.
+python3 - "$((fw_port + 1))" "MUNGE:$(munge --socket="$munge_sock" --string="plan $ja")" > "$old_answer" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(sys.argv[2].encode() + b"\n")
+while True:
+    b = s.recv(4096)
+    if not b: break
+    sys.stdout.buffer.write(b)
+PY
+check "slurmctld's answer on TCP is a MUNGE credential" grep -q "^MUNGE:" "$old_answer"
+out=$(as fwalice "$FW" --tcp priority "$ja" 2>&1); rc=$?
+echo "$out" | sed 's/^/    /'
+check "a genuine answer of slurmctld's to another request is refused (exit $rc)" \
+  bash -c '[ "$0" != 0 ] && grep -q "the signed reply answers another request: not trusting it" <<< "$1"' "$rc" "$out"
 out=$(as fwalice "$FW" --tcp plan "$ja" 2>&1); rc=$?
 check "sched/fairway's TCP port (slurmctld's, signed replies) is trusted" \
   bash -c '[ "$0" = 0 ] && ! grep -q "not trusting" <<< "$1"' "$rc" "$out"

@@ -123,17 +123,19 @@ static void serve_local(struct fw_server *s, int fd)
  * Over TCP the command cannot ask the kernel who answers (anyone on the
  * controller host may listen on FairwayPort while slurmctld does not), so
  * the reply travels in a MUNGE credential too: its uid is slurmctld's
- * (SlurmUser), and its payload "<request>\n<reply>" ties it to the request.
+ * (SlurmUser), and its payload "<request credential>\n<reply>" ties it to
+ * this very request (every credential is unique), so an old answer cannot
+ * be passed off as a fresh one.
  */
 static void answer_signed(struct fw_server *s, int fd, munge_ctx_t ctx,
-			  uid_t uid, const char *req)
+			  uid_t uid, const char *req, const char *req_cred)
 {
 	char *reply = s->handler(uid, req), *payload = NULL, *cred = NULL;
 	munge_err_t rc;
 
 	if (!reply)
 		return;
-	if (asprintf(&payload, "%s\n%s", req, reply) < 0) {
+	if (asprintf(&payload, "%s\n%s", req_cred, reply) < 0) {
 		free(reply);
 		return;
 	}
@@ -195,7 +197,7 @@ static void serve_remote(struct fw_server *s, int fd)
 	} else {
 		memcpy(req, payload, (size_t)len);
 		req[len] = '\0';
-		answer_signed(s, fd, ctx, uid, req);
+		answer_signed(s, fd, ctx, uid, req, line + plen);
 	}
 	free(payload);
 	munge_ctx_destroy(ctx);

@@ -17,8 +17,8 @@
  * Protocol: one request line (at most 4 KiB, "\n"-terminated), one reply
  * (text), then the server closes the connection.  Over TCP an answered
  * request's reply is "MUNGE:<credential>\n" whose payload is
- * "<request>\n<reply text>", so the command knows SlurmUser answered (and
- * to this request); errors before a request is authenticated are plain
+ * "<request credential>\n<reply text>", so the command knows SlurmUser
+ * answered, and answered this very request; errors before a request is authenticated are plain
  * "error: ..." lines.  Every socket operation has
  * a timeout and the handler runs in the server's own thread, so a slow or
  * hostile client can never block slurmctld.
