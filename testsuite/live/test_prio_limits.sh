@@ -148,8 +148,11 @@ sh_ok() {
     exit !(a > 0 && b >= (a - 1) * r * 0.97 - 1 && b <= (a + 1) * r * 1.03 + 1) }'
 }
 check "sshare RawUsage puf ($shB) = $expect_ratio x pstd ($shA)" sh_ok
-check "normal QOS usage decayed: $uA < 1 CPU x $eA s" \
-  awk -v u="$uA" -v e="$eA" 'BEGIN { exit !(u > 0 && u < e) }'
+# charged exactly once, decayed as Slurm: the integral of 1 CPU x d^(T-s)
+# over the job's run, T = the last tick (t1 - SLACK .. t1)
+q_lo=$(slurm_decayed "$rA" "$t1"); q_hi=$(slurm_decayed "$rA" $((t1 - SLACK)))
+check "QOS normal's UsageRaw $uA = Slurm's decayed CPU-seconds of its job [$q_lo, $q_hi] (+-1%)" \
+  between "$(awk -v v="$q_lo" 'BEGIN{print v * 0.99}')" "$uA" "$(awk -v v="$q_hi" 'BEGIN{print v * 1.01}')"
 
 # ---- (6) GrpTRESMins from usage_tres_raw (NoDecay: exact CPU-seconds) ----------
 say "NoDecay QOS nd: usage and usage_tres_raw = CPUs x seconds, exactly"
