@@ -270,6 +270,12 @@ fw_time_t fw_fs_last_reset(const struct fw_fs_tree *t)
 	return t->zeroed_at == FW_FS_NO_TIME ? 0 : t->zeroed_at;
 }
 
+void fw_fs_rearm_reset_now(struct fw_fs_tree *t)
+{
+	if (t)
+		t->reset_now_pending = t->reset == FW_FS_RESET_NOW;
+}
+
 static bool valid_node(const struct fw_fs_tree *t, int node)
 {
 	return t && node >= 0 && (size_t)node < t->n;

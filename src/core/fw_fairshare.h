@@ -223,6 +223,12 @@ int fw_fs_charge(struct fw_fs_tree *t, int node, double units, fw_time_t t0,
 void fw_fs_advance(struct fw_fs_tree *t, fw_time_t now);
 fw_time_t fw_fs_clock(const struct fw_fs_tree *t);
 fw_time_t fw_fs_last_reset(const struct fw_fs_tree *t);
+/*
+ * A (re)configuration happened: with PriorityUsageResetPeriod=NOW the next
+ * advance resets usage again (slurmctld resets at start and at every
+ * reconfigure).  A new tree is armed already; a carried-over tree is not.
+ */
+void fw_fs_rearm_reset_now(struct fw_fs_tree *t);
 
 /* ------------------------------------------------------------- formulas */
 
@@ -278,8 +284,10 @@ int fw_fs_state_load(struct fw_fs_tree *t, const char *buf, size_t len,
 		     size_t *dropped, struct fw_err *err);
 /*
  * Carry usage from an old tree onto a freshly built one (same matching as
- * state load): clock, last reset and window position come along.  Returns
- * the number of src nodes that had no match.
+ * state load): clock, last reset and window position come along, and so
+ * does a PriorityUsageResetPeriod=NOW that src performed already (dst does
+ * not reset again: rebuilding the tree is no reconfiguration).  Returns the
+ * number of src nodes that had no match.
  */
 size_t fw_fs_tree_carry_usage(struct fw_fs_tree *dst,
 			      const struct fw_fs_tree *src);

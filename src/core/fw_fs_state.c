@@ -251,6 +251,8 @@ size_t fw_fs_tree_carry_usage(struct fw_fs_tree *dst,
 	size_t dropped = 0;
 
 	import_header(dst, &h);
+	/* a NOW reset done by src is not done again on the rebuilt tree */
+	dst->reset_now_pending = dst->reset_now_pending && src->reset_now_pending;
 	for (size_t i = 0; i < src->n; i++) {
 		const struct fw_fs_node *x = &src->node[i];
 		int d = x->is_user ? fw_fs_find_user(dst, x->acct, x->name)

@@ -270,6 +270,62 @@ START_TEST(decay_mode_change_keeps_amount)
 }
 END_TEST
 
+/*
+ * PriorityUsageResetPeriod=NOW resets at start and at every reconfigure
+ * (slurmctld), not when the tree is rebuilt for an association change:
+ * carrying usage onto a rebuilt tree carries "NOW done" along, and only
+ * fw_fs_rearm_reset_now() (the adapter's reconfigure) arms it again.
+ */
+START_TEST(reset_now_not_repeated_by_rebuild)
+{
+	struct fw_fs_conf *c = fs_test_conf(L("PriorityDecayHalfLife=0",
+					      "PriorityUsageResetPeriod=NOW"),
+					    L(TREE_DEFS));
+	struct fw_fs_conf *none = fs_test_conf(L("PriorityDecayHalfLife=0",
+						 "PriorityUsageResetPeriod=NONE"),
+					       L(TREE_DEFS));
+	struct fw_fs_tree *t = fs_test_tree(c), *u = fs_test_tree(c);
+	struct fw_fs_tree *fresh = fs_test_tree(c), *fresh2 = fs_test_tree(c);
+	struct fw_fs_tree *n = fs_test_tree(none);
+	int alice;
+
+	fw_fs_advance(t, 1000);                 /* NOW: reset at start */
+	ck_assert_int_eq(fw_fs_last_reset(t), 1000);
+	alice = fw_fs_find_user(t, "phys", "alice");
+	fw_fs_charge(t, alice, 1, 1000, 2000);
+	ck_assert(usage_of(t, alice) == 1000.0);
+	/* rebuilt tree (association change): usage stays */
+	ck_assert_uint_eq(fw_fs_tree_carry_usage(u, t), 0);
+	fw_fs_advance(u, 3000);
+	ck_assert(usage_of(u, fw_fs_find_user(u, "phys", "alice")) == 1000.0);
+	ck_assert_int_eq(fw_fs_last_reset(u), 1000);
+	/* reconfigure: reset again at the next advance, even at the same time */
+	fw_fs_rearm_reset_now(u);
+	fw_fs_advance(u, 3000);
+	ck_assert(usage_of(u, fw_fs_find_user(u, "phys", "alice")) == 0.0);
+	ck_assert(usage_of(u, 0) == 0.0);
+	ck_assert_int_eq(fw_fs_last_reset(u), 3000);
+	/* a NOW not yet done is not lost by a rebuild before the first advance */
+	ck_assert_uint_eq(fw_fs_tree_carry_usage(fresh2, fresh), 0);
+	fw_fs_advance(fresh2, 50);
+	ck_assert_int_eq(fw_fs_last_reset(fresh2), 50);
+	/* re-arming means nothing without NOW */
+	fw_fs_advance(n, 10);
+	fw_fs_charge(n, fw_fs_find_user(n, "bio", "carol"), 1, 10, 20);
+	fw_fs_rearm_reset_now(n);
+	fw_fs_advance(n, 30);
+	ck_assert_int_eq(fw_fs_last_reset(n), 0);
+	ck_assert(usage_of(n, 0) == 10.0);
+	fw_fs_tree_free(t);
+	fw_fs_tree_free(u);
+	fw_fs_tree_free(fresh);
+	fw_fs_tree_free(fresh2);
+	fw_fs_tree_free(n);
+	fw_fs_conf_free(c);
+	fw_fs_conf_free(none);
+}
+END_TEST
+
 /* A tree with known usage, to check that failed loads leave it alone. */
 static struct fw_fs_tree *witness(struct fw_fs_conf **c)
 {
@@ -442,6 +498,7 @@ Suite *fs_state_suite(void)
 	tcase_add_test(tc, names_are_escaped);
 	tcase_add_test(tc, carry_onto_changed_tree);
 	tcase_add_test(tc, decay_mode_change_keeps_amount);
+	tcase_add_test(tc, reset_now_not_repeated_by_rebuild);
 	tcase_add_test(tc, truncated_and_corrupt_state);
 	tcase_add_test(tc, malformed_state_with_valid_checksum);
 	tcase_add_test(tc, hand_written_state_loads);

@@ -84,6 +84,10 @@ struct pf {
 	uint32_t charge_cap, charge_cnt;
 	fw_time_t last_tick;         /* time usage was last brought up to */
 	bool restored;               /* state file loaded at start */
+	bool rearm_reset_now;        /* reconfigured: PriorityUsageResetPeriod=NOW
+					resets again at the next tick */
+	fw_time_t limit_reset_seen;  /* usage reset Slurm's limit usage last
+					followed (fw_fs_last_reset) */
 
 	int gpu_tres;                /* index of gres/gpu in Slurm's TRES, -1 */
 	bool tres_bound;             /* conf->prio bound to Slurm's TRES list */
@@ -122,6 +126,7 @@ void pf_usage_tick(fw_time_t now);
 void pf_usage_job_end(job_record_t *job, fw_time_t now);
 void pf_usage_mirror_to_assoc_mgr(void);
 void pf_usage_restart_run_secs(void);
+void pf_usage_restored(void);
 int pf_job_fs_node(job_record_t *job);
 /* The job's user name (pending jobs have no job->user_name yet). */
 const char *pf_job_user(const job_record_t *job);

@@ -529,62 +529,94 @@ static void charge_job(job_record_t *job, fw_time_t now, bool at_end)
 	}
 }
 
-/* Multiply Slurm's limit usage by the decay since the last tick. */
-static void decay_limit_usage(double real_decay)
+/*
+ * Multiply Slurm's limit usage by f: the decay since the last tick (NoDecay
+ * QOS are left alone) or 0 for a usage reset (every QOS, as
+ * priority/multifactor's _reset_usage()).
+ */
+static void scale_limit_usage(double f, bool nodecay_qos_too)
 {
 	ListIterator it;
 	slurmdb_assoc_rec_t *a;
 	slurmdb_qos_rec_t *q;
 
-	if (real_decay >= 1.0)
-		return;
 	if (assoc_mgr_assoc_list) {
 		it = list_iterator_create(assoc_mgr_assoc_list);
 		while ((a = list_next(it))) {
 			if (!a->usage)
 				continue;
-			a->usage->grp_used_wall *= real_decay;
+			a->usage->grp_used_wall *= f;
 			for (int i = 0; a->usage->usage_tres_raw &&
 			     i < slurmctld_tres_cnt; i++)
-				a->usage->usage_tres_raw[i] *= real_decay;
+				a->usage->usage_tres_raw[i] *= f;
 		}
 		list_iterator_destroy(it);
 	}
 	if (assoc_mgr_qos_list) {
 		it = list_iterator_create(assoc_mgr_qos_list);
 		while ((q = list_next(it))) {
-			if (!q->usage || (q->flags & QOS_FLAG_NO_DECAY))
+			if (!q->usage || ((q->flags & QOS_FLAG_NO_DECAY) &&
+					  !nodecay_qos_too))
 				continue;
-			q->usage->grp_used_wall *= real_decay;
-			q->usage->usage_raw *= real_decay;
+			q->usage->grp_used_wall *= f;
+			q->usage->usage_raw *= f;
 			for (int i = 0; q->usage->usage_tres_raw &&
 			     i < slurmctld_tres_cnt; i++)
-				q->usage->usage_tres_raw[i] *= real_decay;
+				q->usage->usage_tres_raw[i] *= f;
 		}
 		list_iterator_destroy(it);
 	}
 }
 
-/* PriorityUsageResetPeriod also clears the usage Slurm's limits read. */
-static void reset_limit_usage(void)
+static void decay_limit_usage(double real_decay)
 {
-	decay_limit_usage(0.0);
+	if (real_decay < 1.0)
+		scale_limit_usage(real_decay, false);
+}
+
+/*
+ * PriorityUsageResetPeriod also clears the usage Slurm's limits read, each
+ * time the tree's usage was reset, whichever call reset it (a job-end charge
+ * may advance the tree across a boundary before the tick does).
+ */
+static void follow_usage_reset(void)
+{
+	fw_time_t r = fw_fs_last_reset(pf.tree);
+
+	if (r == pf.limit_reset_seen)
+		return;
+	pf.limit_reset_seen = r;
+	scale_limit_usage(0.0, true);
+	info("%s: PriorityUsageResetPeriod: usage reset (fair-share and limit usage of every association and QOS)",
+	     PLUGIN);
+}
+
+/*
+ * The state file brought the tree's last reset along; Slurm's limit usage
+ * (assoc_mgr's own state) is already past it.
+ */
+void pf_usage_restored(void)
+{
+	if (pf.tree)
+		pf.limit_reset_seen = fw_fs_last_reset(pf.tree);
 }
 
 void pf_usage_tick(fw_time_t now)
 {
 	ListIterator it;
 	job_record_t *job;
-	fw_time_t reset_before = pf.tree ? fw_fs_last_reset(pf.tree) : 0;
 
 	if (!pf.tree)
 		return;
+	if (pf.rearm_reset_now) {
+		pf.rearm_reset_now = false;
+		fw_fs_rearm_reset_now(pf.tree);
+	}
 	fw_fs_advance(pf.tree, now);
 	if (pf.last_tick && now > pf.last_tick)
 		decay_limit_usage(pow(slurm_decay_factor(),
 				      (double)(now - pf.last_tick)));
-	if (fw_fs_last_reset(pf.tree) != reset_before && reset_before)
-		reset_limit_usage();
+	follow_usage_reset();
 	if (job_list) {
 		it = list_iterator_create(job_list);
 		while ((job = list_next(it)))

@@ -211,8 +211,10 @@ static void install_config(struct fw_config *c, bool tres_bound)
 	}
 	if (old && pf.tree) {
 		/* fair-share parameters may have changed: rebuild the tree on
-		 * the next tick, carrying usage over */
+		 * the next tick, carrying usage over; a reconfigure is when
+		 * PriorityUsageResetPeriod=NOW resets again (as slurmctld) */
 		pf.assoc_sig = 0;
+		pf.rearm_reset_now = true;
 		if (!pf.with_dbd) {
 			struct fw_err err;
 			struct fw_fs_tree *keep = pf.tree;
@@ -423,6 +425,7 @@ static void state_load(void)
 		pf.last_tick = 0;
 	} else {
 		pf.restored = true;
+		pf_usage_restored();
 		info("%s: restored fair-share usage and accrual state (last tick %ld)",
 		     PLUGIN, (long)pf.last_tick);
 	}
