@@ -381,6 +381,7 @@ const char *fw_plan_reason_str(enum fw_plan_reason r)
 	case FW_REASON_BF_MAX_START: return "BackfillMaxJobStart";
 	case FW_REASON_BF_MAX_TEST: return "BackfillMaxJobTest";
 	case FW_REASON_START_FAILED: return "StartFailed";
+	case FW_REASON_JOB_LIMIT: return "JobLimit";
 	}
 	return "?";
 }
@@ -1763,6 +1764,18 @@ int fw_plan_start_failed(struct fw_plan *p, struct fw_plan_decision *d,
 	conclude(p, j, FW_PASS_BACKFILL, &best, d);
 	if (d->kind != FW_PLAN_NOT_RUNNABLE)
 		d->reason = FW_REASON_START_FAILED;
+	return 0;
+}
+
+int fw_plan_start_refused(struct fw_plan *p, struct fw_plan_decision *d,
+			  struct fw_err *err)
+{
+	if (!p->pend.active)
+		return fw_err_set(err, NULL, 0, NULL, NULL,
+				  "no START_NOW decision to report on");
+	p->pend.active = false;
+	decision_init(d, p->pend.seq, p->pend.part);
+	d->reason = FW_REASON_JOB_LIMIT;
 	return 0;
 }
 

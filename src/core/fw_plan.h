@@ -297,6 +297,8 @@ enum fw_plan_reason {
 	FW_REASON_BF_MAX_START,	/* bf_max_job_start reached: cycle over */
 	FW_REASON_BF_MAX_TEST,	/* bf_max_job_test reached: cycle over */
 	FW_REASON_START_FAILED,	/* the adapter could not start it */
+	FW_REASON_JOB_LIMIT,	/* over a usage limit of its own (QOS or
+				 * association): skipped, blocks nothing */
 };
 const char *fw_plan_reason_str(enum fw_plan_reason r);
 const char *fw_plan_kind_str(enum fw_plan_kind k);
@@ -368,6 +370,12 @@ int fw_plan_started(struct fw_plan *p, const struct fw_bitset *nodes,
  * the next step on (backfill) or its blocked state (main pass). */
 int fw_plan_start_failed(struct fw_plan *p, struct fw_plan_decision *d,
 			 struct fw_err *err);
+/* The job could not be started because of a limit that concerns it alone
+ * (Slurm: ESLURM_ACCOUNTING_POLICY): d becomes SKIPPED/JOB_LIMIT; the job
+ * neither blocks its partition in the main pass nor holds a reservation,
+ * as Slurm's schedulers skip such a job. */
+int fw_plan_start_refused(struct fw_plan *p, struct fw_plan_decision *d,
+			  struct fw_err *err);
 
 /*
  * Bypass increments: inc[seq] = number of jobs started after job `seq`

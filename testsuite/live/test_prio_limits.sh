@@ -174,6 +174,18 @@ check "two start (2 x 2 CPU-minutes = the limit)" wait_until 20 two_run
 # the next in line waits for the limit (the one behind it may show Priority)
 rm_reason() { squeue -h -A prun -t PD -o %r | grep -qx AssocGrpCPURunMinutesLimit; }
 check "the next one waits: AssocGrpCPURunMinutesLimit" wait_until 10 rm_reason
+# A job that select_nodes() refuses for its own usage limit blocks nothing
+# (Slurm's main scheduler goes on past ESLURM_ACCOUNTING_POLICY): a job of
+# another account with the lowest priority starts at once in the main pass,
+# not later as a backfilled job that overtook the waiting prun jobs (QOS rq:
+# QOS normal's usage must stay still, see below).
+jL=$(submit -A pstd -q rq --priority=1 -n 1 -t 1 --wrap "sleep 2")
+low_started() { [ "$(job_field "$jL" JobState)" != PENDING ]; }
+check "a lower-priority job of another account starts" wait_until 15 low_started
+# ... while the first two prun jobs (12 s each) still run, not when they end
+lag=$(( $(epoch "$(job_field "$jL" StartTime)") - $(epoch "$(job_field "${jR[0]}" StartTime)") ))
+check "it started past the limited ones, ${lag} s after the first prun job (< 10 s)" test "$lag" -lt 10
+check_eq "it was started by the main pass, not backfilled past them" Main "$(job_field "$jL" Scheduler)"
 sleep 6
 now=$(date +%s); line=$(acct_line prun)
 rm_used=$(used_of "$line" GrpTRESRunMins=cpu)

@@ -15,7 +15,6 @@ PriorityWeightPartition=1000
 EOF2
 start_cluster fw-bf 17240 --slurm-extra "$extra"
 rm -f "$extra"
-epoch() { date -d "$1" +%s; }
 
 say "part 1: a protected wide job (priority raised above bf_min_prio_reserve=1500)"
 a=$(submit -N2 --exclusive -t 2 -J A --wrap "sleep 100")

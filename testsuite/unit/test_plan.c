@@ -1246,6 +1246,57 @@ START_TEST(step_api_outcomes)
 }
 END_TEST
 
+/*
+ * Main pass, one partition of 4 nodes: a (3 nodes) is offered first.
+ * If slurmctld cannot start it because of the nodes (start_failed), the
+ * partition is blocked and b (1 node, lower priority) waits behind it:
+ * seed 001's "stop at the first job that cannot start".  If a is refused
+ * for a usage limit of its own (start_refused), nothing is blocked: b
+ * starts now, as Slurm's main scheduler goes on past a job held by
+ * ESLURM_ACCOUNTING_POLICY.
+ */
+static enum fw_plan_kind main_pass_second_job(bool refused)
+{
+	struct fw_cluster *cl = tp_simple(4);
+	struct fw_plan_conf *conf = fw_plan_conf_new();
+	struct fw_err e;
+	struct fw_plan *p = fw_plan_new(cl, conf, NOW, &e);
+	struct fw_plan_job a = tp_job(1, 90, 0, 3, H), b = tp_job(2, 80, 0, 1, H);
+	struct fw_plan_decision d;
+	enum fw_plan_kind kind;
+
+	ck_assert_int_eq(fw_plan_decide(p, &a, FW_PASS_MAIN, &d, &e), 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_START_NOW);
+	if (refused) {
+		ck_assert_int_eq(fw_plan_start_refused(p, &d, &e), 0);
+		ck_assert_int_eq(d.kind, FW_PLAN_SKIPPED);
+		ck_assert_int_eq(d.reason, FW_REASON_JOB_LIMIT);
+		ck_assert_str_eq(fw_plan_reason_str(d.reason), "JobLimit");
+		/* only once per START_NOW */
+		ck_assert_int_eq(fw_plan_start_refused(p, &d, &e), -1);
+	} else {
+		ck_assert_int_eq(fw_plan_start_failed(p, &d, &e), 0);
+		ck_assert_int_eq(d.kind, FW_PLAN_WAITING);
+	}
+	ck_assert_int_eq(fw_plan_decide(p, &b, FW_PASS_MAIN, &d, &e), 0);
+	kind = d.kind;
+	if (kind == FW_PLAN_START_NOW)
+		ck_assert_int_eq(fw_plan_started(p, NULL, &e), 0);
+	else
+		ck_assert_int_eq(d.reason, FW_REASON_PRIORITY);
+	fw_plan_free(p);
+	fw_plan_conf_free(conf);
+	fw_cluster_free(cl);
+	return kind;
+}
+
+START_TEST(main_pass_limit_refusal_blocks_nothing)
+{
+	ck_assert_int_eq(main_pass_second_job(false), FW_PLAN_WAITING);
+	ck_assert_int_eq(main_pass_second_job(true), FW_PLAN_START_NOW);
+}
+END_TEST
+
 START_TEST(input_errors)
 {
 	struct fw_cluster *cl = tp_simple(4);
@@ -1385,6 +1436,7 @@ static Suite *sched_suite_build(void)
 	tcase_add_test(tc, advanced_reservations);
 	tcase_add_test(tc, required_excluded_down_nodes);
 	tcase_add_test(tc, step_api_outcomes);
+	tcase_add_test(tc, main_pass_limit_refusal_blocks_nothing);
 	tcase_add_test(tc, input_errors);
 	tcase_add_test(tc, sort_order_is_slurms);
 	tcase_add_test(tc, cluster_lookup);

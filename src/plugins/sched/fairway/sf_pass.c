@@ -488,6 +488,7 @@ static void set_wait_reason(const struct pass *p, job_record_t *job,
 		break;
 	case FW_REASON_NONE:
 	case FW_REASON_START_FAILED:
+	case FW_REASON_JOB_LIMIT:
 		return; /* select_nodes() set its own reason */
 	default:
 		want = WAIT_RESOURCES;
@@ -850,6 +851,19 @@ static void actual_nodes(job_record_t *job, struct fw_bitset *out)
 	sf_bits_from_slurm(out, job->node_bitmap);
 }
 
+/*
+ * select_nodes() refused the job for a QOS or association limit that only
+ * its own usage can lift: Slurm's main scheduler goes on with the next job
+ * of the partition (unless SchedulerParameters=assoc_limit_stop), so the
+ * job must not block the partition nor hold a reservation.  Caller holds
+ * the configuration read lock.
+ */
+static bool refused_for_limits(int rc)
+{
+	return rc == ESLURM_ACCOUNTING_POLICY &&
+	       !xstrcasestr(slurm_conf.sched_params, "assoc_limit_stop");
+}
+
 /* Decide one record (and further tasks of an array); returns false when
  * the pass must end (per-cycle start limit reached). */
 static bool decide_record(struct pass *p, struct qentry *e,
@@ -909,7 +923,10 @@ static bool decide_record(struct pass *p, struct qentry *e,
 				}
 				return true;
 			}
-			fw_plan_start_failed(p->plan, &d, &err);
+			if (refused_for_limits(rc))
+				fw_plan_start_refused(p->plan, &d, &err);
+			else
+				fw_plan_start_failed(p->plan, &d, &err);
 			if (!restricted)
 				fail_bad_constraints(job, rc, p->now);
 		}
