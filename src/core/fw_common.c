@@ -32,20 +32,27 @@ static void copy_str(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src);
 }
 
+/*
+ * Callers often wrap an error in place (a hostlist error becomes "Nodes=...:
+ * <its message>"), so the arguments may point into *err itself: everything
+ * is built in a copy first.
+ */
 int fw_err_set(struct fw_err *err, const char *file, int line,
 	       const char *key, const char *value, const char *fmt, ...)
 {
+	struct fw_err e;
 	va_list ap;
 
 	if (!err)
 		return -1;
-	copy_str(err->file, sizeof(err->file), file);
-	err->line = line;
-	copy_str(err->key, sizeof(err->key), key);
-	copy_str(err->value, sizeof(err->value), value);
+	copy_str(e.file, sizeof(e.file), file);
+	e.line = line;
+	copy_str(e.key, sizeof(e.key), key);
+	copy_str(e.value, sizeof(e.value), value);
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
 	va_end(ap);
+	*err = e;
 	return -1;
 }
 
