@@ -1,0 +1,117 @@
+/*
+ * The state files the priority plugin saves in StateSaveLocation: the
+ * fair-share usage ledger (fw_fs_state_load) and the accrual ledger
+ * (fw_accrue_load).  Both end in an FNV-1a checksum, which random bytes
+ * never match; so each input is loaded as it is and once more "resealed"
+ * (the checksum line replaced by the right one), which lets the fuzzer
+ * reach the record parsers.  The fair-share input is loaded into a
+ * half-life and a window-decay tree built from a fixed configuration.
+ */
+#include <inttypes.h>
+
+#include "fuzz_util.h"
+#include "fw_accrue.h"
+#include "fw_config.h"
+
+static const char CONF_HALFLIFE[] =
+	"Account=phys Shares=60\nAccount=theory Parent=phys\n"
+	"Account=bio Shares=40\nUser=alice Account=phys,bio\n"
+	"User=bob Account=theory Shares=3\nUser=carol Account=bio\n"
+	"AccrueMaxJobsPerUser=2\n";
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* Start of the first line beginning with `tag` (or len if none). */
+static size_t find_line(const char *buf, size_t len, const char *tag)
+{
+	size_t m = strlen(tag);
+
+	for (size_t i = 0; i + m <= len; i++)
+		if ((i == 0 || buf[i - 1] == '\n') && !memcmp(buf + i, tag, m))
+			return i;
+	return len;
+}
+
+/* buf[0..cut) + "<tag><checksum of that prefix>\n"; malloc'd. */
+static char *reseal(const char *buf, size_t cut, const char *tag, size_t *out)
+{
+	char *s = malloc(cut + 64);
+
+	memcpy(s, buf, cut);
+	*out = cut + (size_t)snprintf(s + cut, 64, "%s%016" PRIx64 "\n", tag,
+				      fnv1a(buf, cut));
+	return s;
+}
+
+static struct fw_config *make_config(bool window)
+{
+	static const char WINDOW[] = "FairShareDecay=window\n";
+	struct fw_config *c = fw_config_new();
+	struct fw_err err = { 0 };
+
+	if (fw_config_load_buf(c, "fixed", CONF_HALFLIFE, strlen(CONF_HALFLIFE), &err) ||
+	    (window && fw_config_load_buf(c, "fixed", WINDOW, strlen(WINDOW), &err)) ||
+	    fw_config_finish(c, &err)) {
+		fprintf(stderr, "fixed configuration rejected: %s\n", err.msg);
+		abort();
+	}
+	return c;
+}
+
+static void load_fs(const struct fw_config *c, const char *buf, size_t len)
+{
+	struct fw_fs_tree *t = fw_fs_tree_new(c->fs);
+	struct fw_err err = { 0 };
+	size_t dropped;
+
+	if (fw_fs_tree_add_conf_defs(t, c->fs, &err))
+		abort();
+	if (fw_fs_state_load(t, buf, len, &dropped, &err))
+		fuzz_check_rejection(&err, NULL);
+	else
+		fw_fs_compute(t);
+	fw_fs_tree_free(t);
+}
+
+static void load_accrue(const struct fw_config *c, const char *buf, size_t len)
+{
+	struct fw_accrue *l = fw_accrue_new(c->prio);
+	struct fw_err err = { 0 };
+
+	if (fw_accrue_load(l, buf, len, &err))
+		fuzz_check_rejection(&err, NULL);
+	fw_accrue_free(l);
+}
+
+FUZZ_ENTRY(state)
+{
+	const char *buf = (const char *)data;
+	struct fw_config *half = make_config(false), *win = make_config(true);
+	size_t n;
+	char *sealed;
+
+	load_fs(half, buf, size);
+	load_fs(win, buf, size);
+	sealed = reseal(buf, find_line(buf, size, "checksum "), "checksum ", &n);
+	load_fs(half, sealed, n);
+	load_fs(win, sealed, n);
+	free(sealed);
+
+	load_accrue(half, buf, size);
+	sealed = reseal(buf, find_line(buf, size, "end "), "end ", &n);
+	load_accrue(half, sealed, n);
+	free(sealed);
+
+	fw_config_free(half);
+	fw_config_free(win);
+	return 0;
+}
