@@ -36,6 +36,16 @@
 	int FUZZ_FN(t)(const uint8_t *data, size_t size);          \
 	int FUZZ_FN(t)(const uint8_t *data, size_t size)
 
+/* FUZZ_SHOW_REJECTIONS=1: print every rejection (to audit the messages). */
+static inline bool fuzz_show_rejections(void)
+{
+	static int show = -1;
+
+	if (show < 0)
+		show = getenv("FUZZ_SHOW_REJECTIONS") != NULL;
+	return show;
+}
+
 /* Abort (a "crash" for the fuzzer) when a rejection does not say why. */
 static inline void fuzz_check_rejection(const struct fw_err *err,
 					const char *file)
@@ -43,6 +53,9 @@ static inline void fuzz_check_rejection(const struct fw_err *err,
 	char buf[1024];
 
 	fw_err_str(err, buf, sizeof(buf));
+	if (fuzz_show_rejections())
+		printf("rejection\tfile=%s\tline=%d\tkey=%s\tvalue=%s\t%s\n",
+		       err->file, err->line, err->key, err->value, err->msg);
 	if (!err->msg[0] || (file && strcmp(err->file, file) != 0)) {
 		fprintf(stderr, "rejection without %s: \"%s\"\n",
 			err->msg[0] ? "the file name" : "a message", buf);

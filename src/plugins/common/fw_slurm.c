@@ -158,11 +158,8 @@ static int feed(struct fw_config *c, const char *key, const char *value,
 {
 	if (!value)
 		return 0;
-	if (fw_config_slurm(c, key, value, err) == FW_CONF_ERR) {
-		fw_err_locate(err, slurm_conf.slurm_conf, fw_slurm_conf_line(key));
-		return -1;
-	}
-	return 0;
+	return fw_config_slurm_at(c, key, value, slurm_conf.slurm_conf,
+				  fw_slurm_conf_line(key), err) == FW_CONF_ERR ? -1 : 0;
 }
 
 static int feed_u(struct fw_config *c, const char *key, unsigned long v,
