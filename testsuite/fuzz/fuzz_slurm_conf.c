@@ -35,9 +35,9 @@ FUZZ_ENTRY(slurm_conf)
 	fuzz_split(buf, size, "#%topology.conf", &conf_len, &topo, &topo_len);
 	sim_cluster_init(&cl);
 	if (sim_read_slurm_conf_mem(&cl, NAME, buf, conf_len, &err)) {
-		fuzz_check_rejection(&err, NULL);
+		fuzz_check_rejection(&err, "");
 	} else if (sim_cluster_finish(&cl, &err)) {
-		fuzz_check_rejection(&err, NULL);
+		fuzz_check_rejection(&err, "");
 	} else if (topo_len && sim_read_topology_mem(&cl, TOPO, topo, topo_len, &err)) {
 		fuzz_check_rejection(&err, TOPO);
 	} else {

@@ -46,7 +46,10 @@ static inline bool fuzz_show_rejections(void)
 	return show;
 }
 
-/* Abort (a "crash" for the fuzzer) when a rejection does not say why. */
+/*
+ * Abort (a "crash" for the fuzzer) when a rejection does not say why, or
+ * does not name `file` (NULL: not checked; "": any file name).
+ */
 static inline void fuzz_check_rejection(const struct fw_err *err,
 					const char *file)
 {
@@ -56,9 +59,23 @@ static inline void fuzz_check_rejection(const struct fw_err *err,
 	if (fuzz_show_rejections())
 		printf("rejection\tfile=%s\tline=%d\tkey=%s\tvalue=%s\t%s\n",
 		       err->file, err->line, err->key, err->value, err->msg);
-	if (!err->msg[0] || (file && strcmp(err->file, file) != 0)) {
+	if (!err->msg[0] || (file && *file && strcmp(err->file, file) != 0) ||
+	    (file && !*file && !err->file[0])) {
 		fprintf(stderr, "rejection without %s: \"%s\"\n",
 			err->msg[0] ? "the file name" : "a message", buf);
+		abort();
+	}
+}
+
+/* As above, and the rejection must name the line too. */
+static inline void fuzz_check_located(const struct fw_err *err, const char *file)
+{
+	fuzz_check_rejection(err, file);
+	if (err->line <= 0) {
+		char buf[1024];
+
+		fprintf(stderr, "rejection without a line: \"%s\"\n",
+			fw_err_str(err, buf, sizeof(buf)));
 		abort();
 	}
 }

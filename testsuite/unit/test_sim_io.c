@@ -640,9 +640,11 @@ START_TEST(slurm_conf_errors)
 	struct fw_err e;
 	ck_assert_int_eq(conf(&c, "PartitionName=p Nodes=ALL\n", &e), -1);
 	ck_assert_msg(strstr(e.msg, "no nodes"), "%s", e.msg);
+	ck_assert_str_eq(e.file, "slurm.conf");
 	sim_cluster_free(&c);
 	ck_assert_int_eq(conf(&c, "NodeName=n1\n", &e), -1);
 	ck_assert_msg(strstr(e.msg, "no partition"), "%s", e.msg);
+	ck_assert_str_eq(e.file, "slurm.conf");
 	sim_cluster_free(&c);
 	/* A token without '=' is the tokenizer's error, located. */
 	ck_assert_int_eq(conf(&c, "NodeName=n1\nbogus\n", &e), -1);
