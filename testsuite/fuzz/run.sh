@@ -72,6 +72,7 @@ replay() {
 
 fuzz() {
   local name=$1 work=$out/corpus/$1 log=$out/$1.log
+  rm -rf "$out/crashes/$name"
   mkdir -p "$work" "$out/crashes/$name"
   "$out/fuzz_$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
     -max_len=8192 -print_final_stats=1 -artifact_prefix="$out/crashes/$name/" \
