@@ -398,6 +398,10 @@ START_TEST(cross_check_errors_name_file_line_key_value)
 	/* a slurm.conf key fed by an adapter, with its file and line */
 	finish_rejects("PriorityDecayHalfLife", "0", "", "/etc/slurm/slurm.conf", 7,
 		       "PriorityDecayHalfLife", "0", "PriorityUsageResetPeriod");
+	/* an item of SchedulerParameters, on the slurm.conf line */
+	finish_rejects("SchedulerParameters", "defer,bf_max_job_user=5,bf_max_job_assoc=3",
+		       "", "/etc/slurm/slurm.conf", 7, "bf_max_job_user", "5",
+		       "bf_max_job_assoc");
 }
 END_TEST
 
