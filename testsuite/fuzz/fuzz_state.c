@@ -1,7 +1,8 @@
 /*
- * The state files the priority plugin saves in StateSaveLocation: the
- * fair-share usage ledger (fw_fs_state_load) and the accrual ledger
- * (fw_accrue_load).  Both end in an FNV-1a checksum, which random bytes
+ * The state files the plugins save in StateSaveLocation: the fair-share
+ * usage ledger (fw_fs_state_load) and the accrual ledger (fw_accrue_load)
+ * of priority/fairway, the bypass counts of sched/fairway
+ * (fw_bypass_load).  All end in an FNV-1a checksum, which random bytes
  * never match; so each input is loaded as it is and once more "resealed"
  * (the checksum line replaced by the right one), which lets the fuzzer
  * reach the record parsers.  The fair-share input is loaded into a
@@ -12,6 +13,7 @@
 #include "fuzz_util.h"
 #include "fw_accrue.h"
 #include "fw_config.h"
+#include "fw_plan.h"
 
 static const char CONF_HALFLIFE[] =
 	"Account=phys Shares=60\nAccount=theory Parent=phys\n"
@@ -100,6 +102,32 @@ static void load_accrue(const struct fw_config *c, const char *buf, size_t len)
 	fw_accrue_free(l);
 }
 
+static void load_bypass(const char *buf, size_t len)
+{
+	struct fw_bypass *v;
+	struct fw_err err = { 0 };
+	size_t n;
+
+	if (fw_bypass_load(buf, len, &v, &n, &err))
+		fuzz_check_rejection(&err, NULL);
+	else
+		free(v);
+}
+
+/* The bypass table's end line also counts the lines before it. */
+static void load_bypass_resealed(const char *buf, size_t len)
+{
+	size_t cut = find_line(buf, len, "end "), lines = 0, n;
+	char tag[32], *sealed;
+
+	for (size_t i = 0; i < cut; i++)
+		lines += buf[i] == '\n';
+	snprintf(tag, sizeof(tag), "end %zu ", lines ? lines - 1 : 0);
+	sealed = reseal(buf, cut, tag, FNV_FS_STATE, &n);
+	load_bypass(sealed, n);
+	free(sealed);
+}
+
 FUZZ_ENTRY(state)
 {
 	const char *buf = (const char *)data;
@@ -119,6 +147,9 @@ FUZZ_ENTRY(state)
 	sealed = reseal(buf, find_line(buf, size, "end "), "end ", FNV_STANDARD, &n);
 	load_accrue(half, sealed, n);
 	free(sealed);
+
+	load_bypass(buf, size);
+	load_bypass_resealed(buf, size);
 
 	fw_config_free(half);
 	fw_config_free(win);
