@@ -358,13 +358,7 @@ int fw_state_read(const char *name, char **buf, size_t *len, char *errbuf,
 
 uint64_t fw_state_checksum(const char *buf, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)buf[i];
-		h *= 1099511628211ull;
-	}
-	return h;
+	return fw_state_hash(buf, len);
 }
 
 int fw_state_quarantine(const char *name, char *keptbuf, size_t keptlen)
