@@ -3,11 +3,13 @@
 # simulator sources (clang, -fsanitize=fuzzer,address,undefined; leaks are
 # errors), replay every kept regression input (regress/<target>/), then
 # fuzz each target for FW_FUZZ_SECONDS (default 60) starting from its seed
-# corpus (corpus/<target>/).  Fails on any crash, leak, UB or rejection
-# without a message/file name; prints executions per target.
+# corpus (corpus/<target>/) plus what earlier runs in the same work dir
+# kept.  Fails on any crash, leak, UB, timeout (10 s) or rejection that
+# does not say why and where (fuzz_util.h); prints executions per target.
+# Documented in doc/reliability.md.
 #   testsuite/fuzz/run.sh [target ...]
 # Environment: FW_FUZZ_SECONDS, FW_FUZZ_DIR (build and work dir, default
-# _fuzz/ at the top), FW_FUZZ_JOBS (parallel fuzzers, default 1).
+# _fuzz/ at the top), FW_FUZZ_CC (default clang).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
