@@ -32,20 +32,27 @@ static void copy_str(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src);
 }
 
+/*
+ * Callers often wrap an error in place (a hostlist error becomes "Nodes=...:
+ * <its message>"), so the arguments may point into *err itself: everything
+ * is built in a copy first.
+ */
 int fw_err_set(struct fw_err *err, const char *file, int line,
 	       const char *key, const char *value, const char *fmt, ...)
 {
+	struct fw_err e;
 	va_list ap;
 
 	if (!err)
 		return -1;
-	copy_str(err->file, sizeof(err->file), file);
-	err->line = line;
-	copy_str(err->key, sizeof(err->key), key);
-	copy_str(err->value, sizeof(err->value), value);
+	copy_str(e.file, sizeof(e.file), file);
+	e.line = line;
+	copy_str(e.key, sizeof(e.key), key);
+	copy_str(e.value, sizeof(e.value), value);
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
 	va_end(ap);
+	*err = e;
 	return -1;
 }
 
@@ -786,4 +793,13 @@ uint64_t fw_splitmix64(uint64_t *state)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+uint64_t fw_state_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
 }

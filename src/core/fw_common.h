@@ -61,6 +61,13 @@ const char *fw_err_str(const struct fw_err *err, char *buf, size_t len);
 uint64_t fw_splitmix64(uint64_t *state);
 
 /*
+ * The checksum of the plugins' state files and the fair-share state: FNV-1a
+ * 64 with offset basis 1469598103934665603 (not the standard basis; it is
+ * the on-disk format and stays).
+ */
+uint64_t fw_state_hash(const char *s, size_t n);
+
+/*
  * Value parsers.  They accept surrounding whitespace, reject trailing
  * garbage, and return 0 on success, -1 on error (with err->msg set; key,
  * value and location are left to the caller via fw_err_set/fw_err_locate).

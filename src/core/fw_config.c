@@ -39,10 +39,96 @@ struct fw_config *fw_config_new(void)
 	return c;
 }
 
+struct fw_config_origin {
+	char *key, *value, *file;
+	int line;
+};
+
+static void origin_add(struct fw_config *c, const char *key, const char *value,
+		       const char *file, int line)
+{
+	struct fw_config_origin *o;
+
+	if (c->norigin == c->origin_cap) {
+		c->origin_cap = c->origin_cap ? 2 * c->origin_cap : 32;
+		c->origin = fw_xrealloc(c->origin, c->origin_cap * sizeof(*o));
+	}
+	o = &c->origin[c->norigin++];
+	o->key = fw_strdup(key);
+	o->value = fw_strdup(value ? value : "");
+	o->file = fw_strdup(file ? file : "");
+	o->line = line;
+}
+
+/*
+ * Remember where a pair was set.  SchedulerParameters items (bf_window=...)
+ * are remembered one by one too: the planner's errors name the item.
+ */
+static void origin_note(struct fw_config *c, const char *key, const char *value,
+			const char *file, int line)
+{
+	origin_add(c, key, value, file, line);
+	if (!value || (strcasecmp(key, "SchedulerParameters") &&
+		       strcasecmp(key, "PriorityParameters")))
+		return;
+	char *copy = fw_strdup(value), *save = NULL;
+
+	for (char *it = strtok_r(copy, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(it, '=');
+
+		if (eq)
+			*eq = '\0';
+		origin_add(c, it, eq ? eq + 1 : "", file, line);
+	}
+	free(copy);
+}
+
+/* value equals v, or is one item of the comma-separated list v */
+static bool value_matches(const char *value, const char *v)
+{
+	size_t n = strlen(value);
+
+	if (!strcmp(value, v))
+		return true;
+	for (const char *p = v; n && (p = strstr(p, value)); p++)
+		if ((p == v || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}
+
+/* The last place that set err's key (to that value if any did). */
+static void origin_locate(const struct fw_config *c, struct fw_err *err)
+{
+	const struct fw_config_origin *by_key = NULL;
+
+	if (!err || !err->key[0] || (err->file[0] && err->line))
+		return;
+	for (size_t i = c->norigin; i-- > 0;) {
+		const struct fw_config_origin *o = &c->origin[i];
+
+		if (strcasecmp(o->key, err->key))
+			continue;
+		if (value_matches(err->value, o->value)) {
+			by_key = o;
+			break;
+		}
+		if (!by_key)
+			by_key = o;
+	}
+	if (by_key && by_key->file[0])
+		fw_err_locate(err, by_key->file, by_key->line);
+}
+
 void fw_config_free(struct fw_config *c)
 {
 	if (!c)
 		return;
+	for (size_t i = 0; i < c->norigin; i++) {
+		free(c->origin[i].key);
+		free(c->origin[i].value);
+		free(c->origin[i].file);
+	}
+	free(c->origin);
 	fw_prio_conf_free(c->prio);
 	fw_fs_conf_free(c->fs);
 	fw_plan_conf_free(c->plan);
@@ -71,6 +157,19 @@ int fw_config_slurm(struct fw_config *c, const char *key, const char *value,
 	if (rc == FW_CONF_ERR)
 		return rc;
 	return merge_rc(rc, fw_plan_conf_slurm(c->plan, key, value, err));
+}
+
+int fw_config_slurm_at(struct fw_config *c, const char *key,
+		       const char *value, const char *file, int line,
+		       struct fw_err *err)
+{
+	int rc;
+
+	origin_note(c, key, value, file, line);
+	rc = fw_config_slurm(c, key, value, err);
+	if (rc == FW_CONF_ERR && file)
+		fw_err_locate(err, file, line);
+	return rc;
 }
 
 /* FairwayPort=N: the port and the next one are Fairway's (see fw_config.h). */
@@ -194,8 +293,11 @@ static int on_line(void *ctx, const char *line, int lineno)
 		rc = FW_CONF_OK;
 		if (kv.n && !is_record_key(kv.key[0]))
 			for (int i = 0; i < kv.n && rc != FW_CONF_ERR; i++)
-				rc = fw_config_slurm(lc->c, kv.key[i], kv.val[i], lc->err);
+				rc = fw_config_slurm_at(lc->c, kv.key[i], kv.val[i],
+							lc->name, lineno, lc->err);
 	} else {
+		for (int i = 0; i < kv.n; i++)
+			origin_note(lc->c, kv.key[i], kv.val[i], lc->name, lineno);
 		rc = fw_config_line(lc->c, &kv, lc->err);
 	}
 	fw_kv_free(&kv);
@@ -245,8 +347,10 @@ int fw_config_finish(struct fw_config *c, struct fw_err *err)
 {
 	if (fw_prio_conf_finish(c->prio, err) ||
 	    fw_fs_conf_finish(c->fs, err) ||
-	    fw_plan_conf_finish(c->plan, err))
+	    fw_plan_conf_finish(c->plan, err)) {
+		origin_locate(c, err);
 		return -1;
+	}
 	c->finished = true;
 	return 0;
 }

@@ -34,6 +34,9 @@ struct fw_config {
 	 */
 	uint16_t service_port;
 	bool finished;
+	/* Where each key=value came from, to locate cross-check errors. */
+	struct fw_config_origin *origin;
+	size_t norigin, origin_cap;
 };
 
 struct fw_config *fw_config_new(void);
@@ -45,6 +48,14 @@ void fw_config_free(struct fw_config *c);
  */
 int fw_config_slurm(struct fw_config *c, const char *key, const char *value,
 		    struct fw_err *err);
+/*
+ * fw_config_slurm() for a key read from `file` at `line` (line 0: unknown):
+ * an error is located there, and so is a later cross-check error of
+ * fw_config_finish() about this key.
+ */
+int fw_config_slurm_at(struct fw_config *c, const char *key,
+		       const char *value, const char *file, int line,
+		       struct fw_err *err);
 /*
  * A slurm.conf file: every single-key line goes to fw_config_slurm()
  * (NodeName=, PartitionName= and other record lines are skipped: the
@@ -62,7 +73,11 @@ int fw_config_load_buf(struct fw_config *c, const char *name, const char *buf,
 int fw_config_line(struct fw_config *c, const struct fw_kv *kv,
 		   struct fw_err *err);
 
-/* After all input: every module's cross-checks. */
+/*
+ * After all input: every module's cross-checks.  An error about a key is
+ * located at the file and line that set it (fairway.conf lines, slurm.conf
+ * files and fw_config_slurm_at() keys are remembered).
+ */
 int fw_config_finish(struct fw_config *c, struct fw_err *err);
 
 /* True for keys that belong in slurm.conf, not in fairway.conf. */

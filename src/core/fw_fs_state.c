@@ -108,15 +108,6 @@ static void ob_path(struct obuf *b, const struct fw_fs_tree *t, int acct)
 	ob_escaped(b, t->node[acct].name);
 }
 
-static uint64_t fnv1a(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
 static void ob_time(struct obuf *b, fw_time_t t)
 {
 	if (t == FW_FS_NO_TIME)
@@ -161,7 +152,7 @@ char *fw_fs_state_save(const struct fw_fs_tree *t, size_t *len)
 		ob_putc(&b, '\n');
 	}
 	ob_printf(&b, "end %zu\n", t->n);
-	ob_printf(&b, "checksum %016" PRIx64 "\n", fnv1a(b.s, b.len));
+	ob_printf(&b, "checksum %016" PRIx64 "\n", fw_state_hash(b.s, b.len));
 	*len = b.len;
 	return b.s;
 }
@@ -584,7 +575,7 @@ static int verify_checksum(struct parser *p, const char *buf, size_t len,
 		return perr(p, "truncated (no checksum record at the end)");
 	memcpy(want, buf + start + 9, 16);
 	want[16] = '\0';
-	got = fnv1a(buf, start);
+	got = fw_state_hash(buf, start);
 	for (int i = 0; i < 16; i++)
 		if (hex((unsigned char)want[i]) < 0)
 			return perr(p, "bad checksum record");

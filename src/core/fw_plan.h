@@ -433,4 +433,23 @@ const char *fw_plan_explain(const struct fw_cluster *cl,
 struct fw_bitset *fw_plan_result_nodes(const struct fw_plan_result *r,
 				       uint32_t nnodes);
 
+/*
+ * Bypass counts, saved by sched/fairway across restarts (state file
+ * fairway_sched_state):
+ *   fairway-sched-state 1
+ *   bypass JOBID COUNT            one line per job with COUNT > 0
+ *   end NLINES CHECKSUM           fw_state_hash of everything above, %016x
+ * save returns a malloc'd NUL-terminated buffer.  load is all or nothing:
+ * on success *out (malloc'd, caller frees) holds the entries; otherwise it
+ * returns -1 with err naming the line and what is wrong.
+ */
+struct fw_bypass {
+	uint32_t job_id;
+	uint32_t count;
+};
+
+char *fw_bypass_save(const struct fw_bypass *v, size_t n, size_t *len);
+int fw_bypass_load(const char *buf, size_t len, struct fw_bypass **out,
+		   size_t *n, struct fw_err *err);
+
 #endif /* FW_PLAN_H */

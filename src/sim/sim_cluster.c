@@ -42,6 +42,7 @@ void sim_cluster_free(struct sim_cluster *c)
 		free(c->key[i].file);
 	}
 	free(c->key);
+	free(c->conf_file);
 	free(c->part);
 	free(c->node);
 	free(c->lic);
@@ -576,6 +577,8 @@ int sim_read_slurm_conf_mem(struct sim_cluster *c, const char *name,
 	int rc;
 
 	fw_err_clear(&e);
+	if (!c->conf_file)
+		c->conf_file = fw_strdup(name);
 	conf_ctx_init(&x, c, name, &e);
 	rc = read_conf_buf(&x, buf, len);
 	free(x.pdef.nodes_expr);
@@ -653,10 +656,10 @@ static int resolve_part_nodes(struct sim_cluster *c, struct sim_partition *p,
 int sim_cluster_finish(struct sim_cluster *c, struct fw_err *err)
 {
 	if (c->nnodes == 0)
-		return fw_err_set(err, NULL, 0, NULL, NULL,
+		return fw_err_set(err, c->conf_file, 0, NULL, NULL,
 				  "slurm.conf defines no nodes (NodeName=)");
 	if (c->nparts == 0)
-		return fw_err_set(err, NULL, 0, NULL, NULL,
+		return fw_err_set(err, c->conf_file, 0, NULL, NULL,
 				  "slurm.conf defines no partition (PartitionName=)");
 	for (size_t i = 0; i < c->nparts; i++)
 		if (!c->part[i].node && resolve_part_nodes(c, &c->part[i], err))

@@ -78,6 +78,7 @@ struct sim_cluster {
 	const char **island_name;
 	struct sim_conf_key *key;
 	size_t nkeys, key_cap;
+	char *conf_file;      /* the first slurm.conf read, for errors */
 	/* node name (interned pointer) -> index */
 	int *node_slot;
 	size_t node_mask;

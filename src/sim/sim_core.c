@@ -111,12 +111,12 @@ struct sim_core *sim_core_new(const struct sim_cluster *c,
 		struct fw_err e;
 
 		fw_err_clear(&e);
-		if (fw_config_slurm(k->cfg, ck->key, ck->value, &e) != FW_CONF_ERR)
+		if (fw_config_slurm_at(k->cfg, ck->key, ck->value, ck->file,
+				       ck->lineno, &e) != FW_CONF_ERR)
 			continue;
 		if (!e.key[0])
-			fw_err_set(&e, NULL, 0, ck->key, ck->value, "%s",
-				   e.msg[0] ? e.msg : "bad value");
-		fw_err_locate(&e, ck->file, ck->lineno);
+			fw_err_set(&e, ck->file, ck->lineno, ck->key, ck->value,
+				   "%s", e.msg[0] ? e.msg : "bad value");
 		if (err)
 			*err = e;
 		sim_core_free(k);

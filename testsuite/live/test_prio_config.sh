@@ -2,7 +2,8 @@
 # Bad configuration of priority/fairway on a live slurmctld: a bad
 # fairway.conf line or a bad Priority* value in slurm.conf is reported in
 # one log line naming file, line, key and value, and slurmctld refuses to
-# start (a clean fatal exit, no crash); at reconfigure the previous
+# start (a clean fatal exit, no crash) - also for errors of the cross-checks
+# after all input, which name the line that set the key; at reconfigure the previous
 # configuration stays in effect.  sched/backfill is the scheduler here so
 # that priority/fairway is the only reader of fairway.conf.
 source "$(dirname "$0")/lib.sh"
@@ -72,6 +73,19 @@ set_conf "$SLURM_CONF" PriorityWeightTRES "CPU=1,GRES/nosuch=5"
 line=$(grep -n '^PriorityWeightTRES=' "$SLURM_CONF" | cut -d: -f1)
 expect_refusal "slurm.conf: PriorityWeightTRES names an unknown TRES" \
   "error: priority/fairway: $SLURM_CONF:$line: PriorityWeightTRES=.*nosuch.*; refusing to start"
+
+# Cross-checks run after all input; their error names the line that set
+# the key (found by fuzzing: it named no line, and fairway.conf even for
+# slurm.conf keys).
+printf '# no slurmdbd: the tree\nAccount=phys\nUser=alice Account=phys,chem\n' > "$etc/fairway.conf"
+expect_refusal "fairway.conf: a user under an undefined account" \
+  "error: priority/fairway: $etc/fairway.conf:3: Account=chem: .*not defined.*; refusing to start"
+
+restore
+set_conf "$SLURM_CONF" SchedulerParameters "bf_interval=5,bf_max_job_user=5,bf_max_job_assoc=3"
+line=$(grep -n '^SchedulerParameters=' "$SLURM_CONF" | cut -d: -f1)
+expect_refusal "slurm.conf: two SchedulerParameters that exclude each other (a cross-check)" \
+  "error: priority/fairway: $SLURM_CONF:$line: bf_max_job_user=5: .*bf_max_job_assoc.*; refusing to start"
 
 say "good files again: slurmctld starts"
 restore

@@ -33,6 +33,7 @@ include testsuite/unit/fs.mk
 include testsuite/unit/plan.mk
 include testsuite/unit/config.mk
 include testsuite/unit/sim.mk
+include testsuite/fuzz/local.mk
 
 TESTS += $(check_PROGRAMS)
 endif

@@ -198,6 +198,22 @@ START_TEST(error_string_names_everything)
 }
 END_TEST
 
+/* Wrapping an error in place keeps its reason (found by fuzzing). */
+START_TEST(error_rewrapped_in_place_keeps_message)
+{
+	struct fw_err e;
+	char buf[512];
+
+	fw_err_set(&e, NULL, 0, NULL, NULL, "unbalanced brackets in hostlist");
+	fw_err_set(&e, "topology.conf", 4, "Nodes", "n[1", "%s", e.msg);
+	ck_assert_str_eq(fw_err_str(&e, buf, sizeof(buf)),
+			 "topology.conf:4: Nodes=n[1: unbalanced brackets in hostlist");
+	fw_err_set(&e, e.file, e.line, e.key, e.value, "%s (%s)", e.msg, e.value);
+	ck_assert_str_eq(fw_err_str(&e, buf, sizeof(buf)),
+			 "topology.conf:4: Nodes=n[1: unbalanced brackets in hostlist (n[1)");
+}
+END_TEST
+
 START_TEST(hostlists)
 {
 	char **n;
@@ -259,6 +275,7 @@ static Suite *common_suite(void)
 	tcase_add_test(tc, line_reader_joins_continuations);
 	tcase_add_test(tc, line_reader_reports_missing_file);
 	tcase_add_test(tc, error_string_names_everything);
+	tcase_add_test(tc, error_rewrapped_in_place_keeps_message);
 	tcase_add_test(tc, hostlists);
 	tcase_add_test(tc, authinfo_munge_socket);
 	suite_add_tcase(s, tc);

@@ -2,6 +2,8 @@
  * (Slurm's names, units and ranges) and fairway.conf keys. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,6 +299,109 @@ START_TEST(finish_cross_checks)
 }
 END_TEST
 
+/* ------------------------------------------------- bypass count state */
+
+/* FNV-1a 64 with the state files' basis, written out here on purpose. */
+static uint64_t state_fnv(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* body + "end N <checksum of body>\n", as sched/fairway always wrote it */
+static char *sealed(const char *body, size_t n)
+{
+	char *s = malloc(strlen(body) + 64);
+
+	sprintf(s, "%send %zu %016llx\n", body, n,
+		(unsigned long long)state_fnv(body, strlen(body)));
+	return s;
+}
+
+START_TEST(bypass_state_round_trip)
+{
+	const struct fw_bypass in[] = { { 7, 3 }, { 4294967295u, 1 }, { 12, 4294967295u } };
+	const char *body = "fairway-sched-state 1\nbypass 7 3\n"
+			   "bypass 4294967295 1\nbypass 12 4294967295\n";
+	char *want = sealed(body, 3), *buf;
+	struct fw_bypass *out;
+	struct fw_err e;
+	size_t len, n;
+
+	buf = fw_bypass_save(in, 3, &len);
+	ck_assert_str_eq(buf, want);
+	ck_assert_uint_eq(len, strlen(want));
+	fw_err_clear(&e);
+	ck_assert_int_eq(fw_bypass_load(buf, len, &out, &n, &e), 0);
+	ck_assert_uint_eq(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(out[i].job_id, in[i].job_id);
+		ck_assert_uint_eq(out[i].count, in[i].count);
+	}
+	free(out);
+	free(buf);
+	free(want);
+	/* no entries */
+	buf = fw_bypass_save(NULL, 0, &len);
+	ck_assert_int_eq(fw_bypass_load(buf, len, &out, &n, &e), 0);
+	ck_assert_uint_eq(n, 0);
+	free(out);
+	free(buf);
+}
+END_TEST
+
+static void bypass_rejects(const char *text, int line, const char *msg_part)
+{
+	struct fw_bypass *out = (struct fw_bypass *)&out;
+	struct fw_err e;
+	size_t n = 99;
+
+	fw_err_clear(&e);
+	ck_assert_int_eq(fw_bypass_load(text, strlen(text), &out, &n, &e), -1);
+	ck_assert_ptr_null(out);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_msg(e.line == line && strstr(e.msg, msg_part),
+		      "'%s': got line %d '%s', expected line %d '%s'", text,
+		      e.line, e.msg, line, msg_part);
+}
+
+START_TEST(bypass_state_rejections_name_the_line)
+{
+	char *t;
+
+	bypass_rejects("", 1, "empty");
+	bypass_rejects("fairway-sched-state 2\nend 0 0\n", 1, "not a version-1");
+	bypass_rejects("fairway-sched-state 1\nbypass 7 3\n", 3, "truncated");
+	bypass_rejects("fairway-sched-state 1\nbypass 7 3", 2, "truncated");
+#define BAD_LINE(l) \
+	t = sealed("fairway-sched-state 1\n" l "\n", 1); \
+	bypass_rejects(t, 2, "expected 'bypass JOBID COUNT'"); \
+	free(t);
+	BAD_LINE("bypass 0 1")            /* job id 0 */
+	BAD_LINE("bypass -1 1")
+	BAD_LINE("bypass 7 +1")
+	BAD_LINE("bypass 4294967296 1")   /* beyond uint32 */
+	BAD_LINE("bypass 7 3 x")
+	BAD_LINE("bypass  7 3")
+	BAD_LINE("bypass 7")
+	BAD_LINE("bypassed 7 3")
+#undef BAD_LINE
+	t = sealed("fairway-sched-state 1\nbypass 7 3\n", 2);
+	bypass_rejects(t, 3, "does not match the bypass lines");
+	free(t);
+	bypass_rejects("fairway-sched-state 1\nbypass 7 3\nend 1 0123456789abcdef\n", 3,
+		       "checksum mismatch");
+	t = sealed("fairway-sched-state 1\nbypass 7 3\n", 1);
+	t = realloc(t, strlen(t) + 16);
+	strcat(t, "bypass 8 1\n");
+	bypass_rejects(t, 4, "data after the end line");
+	free(t);
+}
+END_TEST
+
 Suite *plan_conf_suite(void)
 {
 	Suite *s = suite_create("plan_conf");
@@ -309,6 +414,8 @@ Suite *plan_conf_suite(void)
 	tcase_add_test(tc, fairway_conf_keys);
 	tcase_add_test(tc, bad_fairway_conf_lines);
 	tcase_add_test(tc, finish_cross_checks);
+	tcase_add_test(tc, bypass_state_round_trip);
+	tcase_add_test(tc, bypass_state_rejections_name_the_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -359,6 +359,52 @@ START_TEST(dispatcher_errors_name_file_line_key_value)
 }
 END_TEST
 
+/* A cross-check error of fw_config_finish() names where the key was set. */
+static void finish_rejects(const char *slurm_key, const char *slurm_value,
+			   const char *text, const char *file, int line,
+			   const char *key, const char *value, const char *msg_part)
+{
+	struct fw_config *c = fw_config_new();
+	struct fw_err err;
+	char buf[1024];
+
+	fw_err_clear(&err);
+	if (slurm_key)
+		ck_assert_int_eq(fw_config_slurm_at(c, slurm_key, slurm_value,
+						    "/etc/slurm/slurm.conf", 7, &err),
+				 FW_CONF_OK);
+	ck_assert_int_eq(fw_config_load_buf(c, "fairway.conf", text, strlen(text), &err), 0);
+	ck_assert_int_eq(fw_config_finish(c, &err), -1);
+	fw_err_str(&err, buf, sizeof(buf));
+	ck_assert_msg(!strcmp(err.file, file) && err.line == line &&
+		      !strcmp(err.key, key) && !strcmp(err.value, value) &&
+		      strstr(err.msg, msg_part),
+		      "got '%s', expected %s:%d: %s=%s: ...%s...", buf, file, line,
+		      key, value, msg_part);
+	fw_config_free(c);
+}
+
+START_TEST(cross_check_errors_name_file_line_key_value)
+{
+	/* an item of a list, on the line that names it */
+	finish_rejects(NULL, NULL, "Account=phys\n# users\nUser=alice Account=phys,chem\n",
+		       "fairway.conf", 3, "Account", "chem", "not defined");
+	finish_rejects(NULL, NULL, "Account=phys\nAccount=theory Parent=physics\n",
+		       "fairway.conf", 2, "Parent", "physics", "not defined");
+	finish_rejects(NULL, NULL, "\n\nFairShareCapacity=4\n", "fairway.conf", 3,
+		       "FairShareCapacity", "4", "share_minus_usage");
+	finish_rejects(NULL, NULL, "\nQOS=devel BasePriorityMax=100\n", "fairway.conf", 2,
+		       "BasePriorityMax", "100", "needs BasePriority");
+	/* a slurm.conf key fed by an adapter, with its file and line */
+	finish_rejects("PriorityDecayHalfLife", "0", "", "/etc/slurm/slurm.conf", 7,
+		       "PriorityDecayHalfLife", "0", "PriorityUsageResetPeriod");
+	/* an item of SchedulerParameters, on the slurm.conf line */
+	finish_rejects("SchedulerParameters", "defer,bf_max_job_user=5,bf_max_job_assoc=3",
+		       "", "/etc/slurm/slurm.conf", 7, "bf_max_job_user", "5",
+		       "bf_max_job_assoc");
+}
+END_TEST
+
 START_TEST(fairway_port)
 {
 	struct fw_config *c = fw_config_new();
@@ -407,6 +453,7 @@ static Suite *presets_suite(void)
 	tcase_add_test(tc, primer_share_minus_usage_and_boosts);
 	tcase_add_test(tc, dispatcher_errors_name_file_line_key_value);
 	tcase_add_test(tc, dispatcher_slurm_keys);
+	tcase_add_test(tc, cross_check_errors_name_file_line_key_value);
 	tcase_add_test(tc, fairway_port);
 	suite_add_tcase(s, tc);
 	return s;

@@ -158,11 +158,8 @@ static int feed(struct fw_config *c, const char *key, const char *value,
 {
 	if (!value)
 		return 0;
-	if (fw_config_slurm(c, key, value, err) == FW_CONF_ERR) {
-		fw_err_locate(err, slurm_conf.slurm_conf, fw_slurm_conf_line(key));
-		return -1;
-	}
-	return 0;
+	return fw_config_slurm_at(c, key, value, slurm_conf.slurm_conf,
+				  fw_slurm_conf_line(key), err) == FW_CONF_ERR ? -1 : 0;
 }
 
 static int feed_u(struct fw_config *c, const char *key, unsigned long v,
@@ -370,13 +367,7 @@ int fw_state_read(const char *name, char **buf, size_t *len, char *errbuf,
 
 uint64_t fw_state_checksum(const char *buf, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)buf[i];
-		h *= 1099511628211ull;
-	}
-	return h;
+	return fw_state_hash(buf, len);
 }
 
 int fw_state_quarantine(const char *name, char *keptbuf, size_t keptlen)

@@ -127,12 +127,14 @@ static void state_load(void)
 {
 	char *buf = NULL, msg[512], kept[1024] = "";
 	size_t len;
+	struct fw_err err;
 	int rc = fw_state_read(SF_STATE_FILE, &buf, &len, msg, sizeof(msg));
 
 	if (rc == 0)
 		return;
+	fw_err_clear(&err);
 	pthread_mutex_lock(&sf.tab_mu);
-	if (rc > 0 && sf_tab_load(buf, len) == 0) {
+	if (rc > 0 && sf_tab_load(buf, len, &err) == 0) {
 		pthread_mutex_unlock(&sf.tab_mu);
 		info("%s: restored bypass counts", PLUGIN);
 		free(buf);
@@ -142,7 +144,7 @@ static void state_load(void)
 	fw_state_quarantine(SF_STATE_FILE, kept, sizeof(kept));
 	error("%s: state file %s/%s is unusable (%s); kept aside as %s; bypass counts start at zero",
 	      PLUGIN, slurm_conf.state_save_location, SF_STATE_FILE,
-	      rc < 0 ? msg : "corrupt or truncated", kept);
+	      rc < 0 ? msg : fw_err_str(&err, msg, sizeof(msg)), kept);
 	free(buf);
 }
 

@@ -84,7 +84,7 @@ int sf_run_pass(enum sf_pass_kind kind);
 struct sf_jobinfo *sf_tab_get(uint32_t job_id, bool create);
 void sf_tab_prune_done(void);
 char *sf_tab_serialise(size_t *len);
-int sf_tab_load(const char *buf, size_t len);
+int sf_tab_load(const char *buf, size_t len, struct fw_err *err);
 void sf_tab_free(void);
 char *sf_explain(uint32_t job_id, uid_t uid);
 

@@ -123,81 +123,36 @@ void sf_tab_free(void)
 
 /* --------------------------------------------------------------- state */
 
-#define TAB_MAGIC "fairway-sched-state 1\n"
-
-static uint64_t fnv1a(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-/* "fairway-sched-state 1", "bypass <job> <count>" lines, "end <n> <hash>". */
+/* Bypass counts for the state file (format and parser: fw_plan_state.c). */
 char *sf_tab_serialise(size_t *len)
 {
-	size_t cap = 64 + (size_t)sf.tab_cnt * 32, n = 0, cnt = 0;
-	char *buf = malloc(cap);
+	struct fw_bypass *v = malloc(((size_t)sf.tab_cnt + 1) * sizeof(*v));
+	size_t n = 0;
+	char *buf;
 
-	n += (size_t)snprintf(buf + n, cap - n, TAB_MAGIC);
 	for (uint32_t i = 0; i < sf.tab_cap; i++) {
 		if (!sf.tab[i].job_id || !sf.tab[i].bypass)
 			continue;
-		n += (size_t)snprintf(buf + n, cap - n, "bypass %u %u\n",
-				      sf.tab[i].job_id, sf.tab[i].bypass);
-		cnt++;
+		v[n].job_id = sf.tab[i].job_id;
+		v[n].count = sf.tab[i].bypass;
+		n++;
 	}
-	snprintf(buf + n, cap - n, "end %zu %016" PRIx64 "\n", cnt, fnv1a(buf, n));
-	*len = strlen(buf);
+	buf = fw_bypass_save(v, n, len);
+	free(v);
 	return buf;
 }
 
-/* All or nothing; returns 0, or -1 if the input is not a valid state. */
-int sf_tab_load(const char *buf, size_t len)
+/* All or nothing; returns 0, or -1 with err if the input is not valid. */
+int sf_tab_load(const char *buf, size_t len, struct fw_err *err)
 {
-	const char *p = buf, *end = buf + len, *endrec;
-	unsigned long long hash;
-	size_t cnt, seen = 0;
-	char *copy;
+	struct fw_bypass *v;
+	size_t n;
 
-	if (len < strlen(TAB_MAGIC) || strncmp(buf, TAB_MAGIC, strlen(TAB_MAGIC)))
+	if (fw_bypass_load(buf, len, &v, &n, err))
 		return -1;
-	endrec = NULL;
-	for (const char *q = p; q < end; q++)
-		if ((q == p || q[-1] == '\n') && end - q > 4 && !strncmp(q, "end ", 4))
-			endrec = q;
-	if (!endrec || sscanf(endrec, "end %zu %llx", &cnt, &hash) != 2 ||
-	    fnv1a(buf, (size_t)(endrec - buf)) != hash)
-		return -1;
-	copy = strndup(buf + strlen(TAB_MAGIC), (size_t)(endrec - buf) - strlen(TAB_MAGIC));
-	for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned id, bypass;
-
-		if (sscanf(line, "bypass %u %u", &id, &bypass) != 2 || !id) {
-			free(copy);
-			return -1;
-		}
-		seen++;
-	}
-	if (seen != cnt) {
-		free(copy);
-		return -1;
-	}
-	/* valid: apply */
-	free(copy);
-	copy = strndup(buf + strlen(TAB_MAGIC), (size_t)(endrec - buf) - strlen(TAB_MAGIC));
-	for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned id, bypass;
-
-		if (sscanf(line, "bypass %u %u", &id, &bypass) == 2)
-			sf_tab_get(id, true)->bypass = bypass;
-	}
-	free(copy);
+	for (size_t i = 0; i < n; i++)
+		sf_tab_get(v[i].job_id, true)->bypass = v[i].count;
+	free(v);
 	return 0;
 }
 
