@@ -9,7 +9,9 @@
 #     --scheds LIST    space-separated, run in this order (default
 #                      "backfill-full backfill fairway"):
 #                        backfill-full  sched/backfill, bf_max_job_test and
-#                                       bf_max_time covering the whole queue
+#                                       bf_max_time covering the whole queue,
+#                                       bf_continue (else every submission
+#                                       during a lock yield ends the cycle)
 #                        backfill       sched/backfill with its defaults
 #                        fairway        sched/fairway (whole queue always)
 #     --window MIN     bf_window for backfill-full and fairway (default 10080;
@@ -64,9 +66,10 @@ stop_cluster() {
   bash "$top/contrib/cluster-stop.sh" --dir "$cdir" >/dev/null 2>&1 || true
   cdir=""
 }
-sampler_pid=""; perf_pid=""
+sampler_pid=""; perf_pid=""; watch_pid=""
 cleanup() {
   [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
+  [ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null
   [ -n "$perf_pid" ] && kill -INT "$perf_pid" 2>/dev/null && wait "$perf_pid" 2>/dev/null
   stop_cluster
 }
@@ -83,7 +86,7 @@ sched_conf() {
   case "$1" in
     backfill-full)
       echo "SchedulerType=sched/backfill"
-      echo "SchedulerParameters=bf_max_job_test=$((jobs + 1000)),bf_max_time=3600,bf_window=$window";;
+      echo "SchedulerParameters=bf_max_job_test=$((jobs + 1000)),bf_max_time=3600,bf_continue,bf_window=$window";;
     backfill)
       echo "SchedulerType=sched/backfill"
       echo "SchedulerParameters=bf_interval=30";;  # = the default
@@ -110,6 +113,24 @@ sample_latency() {
     echo "$((t1 - t0)) $((t2 - t1))" >> "$f"
     sleep 0.5
   done
+}
+
+# One line per finished backfill cycle (sdiag every 2 s): time since the
+# queue was released, cycle count, last cycle (us), depth, depth tried.
+watch_cycles() {
+  local until=$1 t_up=$2 f=$3 seen=0 v
+  echo "# s cycles last_us depth depth_try" > "$f"
+  while [ "$(date +%s)" -lt "$until" ]; do
+    sleep 2
+    sdiag > "$f.sdiag" 2>/dev/null || continue
+    v=$(sdiag_vals "$f.sdiag" | awk -F= '{a[$1]=$2} END {print a["cycles"]+0, a["last"]+0, a["depth"]+0, a["depth_try"]+0}')
+    set -- $v
+    if [ "$1" != "$seen" ]; then
+      seen=$1
+      echo "$(( $(date +%s) - t_up )) $v" >> "$f"
+    fi
+  done
+  rm -f "$f.sdiag"
 }
 
 # p50 and p99 (ms) of column $2 of file $1
@@ -177,10 +198,13 @@ run_one() {
     perf record -g -F 499 -p "$ctld" -o "$rdir/perf.data" > "$rdir/perf.log" 2>&1 &
     perf_pid=$!
   fi
+  watch_cycles "$until" "$t_up" "$rdir/cycles.txt" &
+  watch_pid=$!
   sample_latency "$until" "$rdir/latency.txt" &
   sampler_pid=$!
   wait "$sampler_pid" || true
-  sampler_pid=""
+  wait "$watch_pid" || true
+  sampler_pid=""; watch_pid=""
   if [ -n "$perf_pid" ]; then kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid" 2>/dev/null || true; perf_pid=""; fi
   kill -0 "$ctld" 2>/dev/null || die "slurmctld died during the run; see $cdir/log/slurmctld.log"
   sdiag > "$rdir/sdiag.txt"
