@@ -59,6 +59,11 @@ die() { echo "measure: ERROR: $*" >&2; exit 1; }
 fe=$(bash "$here/build-frontend.sh" | tail -n1)
 [ -d "$fe" ] || die "front-end build missing"
 [ -f "$top/plugins/sched_fairway.so" ] || die "build the plugins first (make)"
+# The queue goes in through one process (contrib/perf/submit.c), linked
+# against libslurm: the front-end build's copy is found via LD_LIBRARY_PATH.
+submitter="$out/submit"
+gcc -O2 -Wall -Wextra -Werror -o "$submitter" "$here/submit.c" -lslurm \
+  || die "cannot build $here/submit.c (libslurm-dev)"
 
 cdir=""
 stop_cluster() {
@@ -189,7 +194,8 @@ run_one() {
   scontrol update PartitionName=batch State=DOWN
   log "$s: submitting $jobs jobs (seed $seed)"
   local t0; t0=$(date +%s)
-  bash "$here/queue.sh" submit --jobs "$jobs" --seed "$seed" --max-nodes "$maxn" --dir /tmp
+  bash "$here/queue.sh" submit --jobs "$jobs" --seed "$seed" --max-nodes "$maxn" --dir /tmp \
+    --submitter "$submitter"
   log "$s: submitted in $(( $(date +%s) - t0 )) s; releasing the queue for $duration s"
   sdiag -r > /dev/null
   scontrol update PartitionName=batch State=UP
