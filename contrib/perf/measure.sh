@@ -184,6 +184,13 @@ run_one() {
   extra="$rdir/extra.conf"
   sched_conf "$s" > "$extra"
   cdir="$rdir/cluster"
+  # A previous run's daemons may still be shutting down (or another run).
+  local i
+  for i in $(seq 60); do
+    ss -Hltn "( sport = :$port or sport = :$((port + 1)) )" | grep -q . || break
+    [ "$i" = 60 ] && die "ports $port/$((port + 1)) still in use after 60 s"
+    sleep 1
+  done
   log "$s: starting $nodes nodes (front-end) on port $port"
   bash "$top/contrib/cluster-start.sh" --dir "$cdir" --name "perf$s" --port "$port" \
     --nodes "$nodes" --plugins "$top/plugins" --frontend "$fe" --slurm-extra "$extra" \
