@@ -105,17 +105,22 @@ sched_conf() {
 # usec timestamps
 now_us() { date +%s%6N; }
 
-# Time squeue (whole queue) and sbatch (held job) until $1 (epoch s).
+# Time squeue (whole queue), sbatch (held job) and squeue of that one job
+# until $1 (epoch s).  The whole-queue squeue grows with the queue on the
+# client side too (50,000 jobs: ~1 s to receive and print); the one-job
+# squeue is the controller's responsiveness (a job read lock).
 sample_latency() {
-  local until=$1 f=$2 t0 t1 t2
+  local until=$1 f=$2 t0 t1 t2 t3 id
   : > "$f"
   while [ "$(date +%s)" -lt "$until" ]; do
     t0=$(now_us)
     squeue -h -o %i > /dev/null 2>&1 || true
     t1=$(now_us)
-    sbatch -Q -H -N 1 -t 1 -D /tmp -o /dev/null -J lat --wrap true > /dev/null 2>&1 || true
+    id=$(sbatch --parsable -Q -H -N 1 -t 1 -D /tmp -o /dev/null -J lat --wrap true 2>/dev/null) || id=1
     t2=$(now_us)
-    echo "$((t1 - t0)) $((t2 - t1))" >> "$f"
+    squeue -h -j "${id%%;*}" -o %i > /dev/null 2>&1 || true
+    t3=$(now_us)
+    echo "$((t1 - t0)) $((t2 - t1)) $((t3 - t2))" >> "$f"
     sleep 0.5
   done
 }
@@ -173,8 +178,8 @@ sec3() { awk -v u="${1:-0}" 'BEGIN { if (u == "" || u == "N/A") print "-"; else 
 results="$out/results.md"
 if [ ! -f "$results" ]; then
   {
-    echo "| nodes | jobs | scheduler | cycles | cycle last / mean / max | depth (try) | started | backfilled | pending: StartTime set / in window / none | squeue p50/p99 | sbatch p50/p99 |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| nodes | jobs | scheduler | cycles | cycle last / mean / max | depth (try) | started | backfilled | pending: StartTime set / in window / none | squeue p50/p99 | sbatch p50/p99 | squeue -j p50/p99 |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
   } > "$results"
 fi
 
@@ -233,7 +238,7 @@ run_one() {
   started=$(val "$rdir/vals" started)
   backfilled=$(val "$rdir/vals" backfilled)
   local row
-  row="| $nodes | $jobs | $s | $(val "$rdir/vals" cycles) | $(sec3 "$(val "$rdir/vals" last)") / $(sec3 "$(val "$rdir/vals" mean)") / $(sec3 "$(val "$rdir/vals" max)") | $(val "$rdir/vals" depth) ($(val "$rdir/vals" depth_try)) | $started | $backfilled | $pset / $pwin / $pnone | $(pct "$rdir/latency.txt" 1) | $(pct "$rdir/latency.txt" 2) |"
+  row="| $nodes | $jobs | $s | $(val "$rdir/vals" cycles) | $(sec3 "$(val "$rdir/vals" last)") / $(sec3 "$(val "$rdir/vals" mean)") / $(sec3 "$(val "$rdir/vals" max)") | $(val "$rdir/vals" depth) ($(val "$rdir/vals" depth_try)) | $started | $backfilled | $pset / $pwin / $pnone | $(pct "$rdir/latency.txt" 1) | $(pct "$rdir/latency.txt" 2) | $(pct "$rdir/latency.txt" 3) |"
   echo "$row" >> "$results"
   echo "$row"
   cp "$cdir/log/slurmctld.log" "$rdir/slurmctld.log" 2>/dev/null || true
