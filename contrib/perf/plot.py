@@ -11,7 +11,7 @@ import math
 import sys
 
 COLOURS = ["#c0392b", "#2471a3", "#239b56", "#7d3c98", "#b9770e"]
-W, H, L, R, T, B = 640, 400, 70, 170, 40, 50
+W, H, L, R, T, B = 820, 400, 70, 270, 40, 50
 
 
 def read_points(path):
