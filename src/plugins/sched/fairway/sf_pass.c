@@ -396,7 +396,11 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 static int build_queue(struct pass *p)
 {
 	bool bf = p->kind == SF_PASS_BACKFILL;
-	List queue = build_job_queue(bf, bf);
+	/* clear_start=false: Slurm would zero every pending job's StartTime
+	 * here, and squeue would show none for the jobs the pass has not
+	 * reached yet (it yields to RPCs); clear_stale_estimates() clears
+	 * what a complete pass did not renew. */
+	List queue = build_job_queue(false, bf);
 	job_queue_rec_t *rec;
 	size_t cap;
 
