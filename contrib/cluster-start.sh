@@ -21,6 +21,11 @@
 #     --dbd-port P       slurmdbd port; MariaDB listens on P+1 (default:
 #                        SlurmctldPort+999)
 #     --no-fairway       use Slurm's priority/multifactor + sched/backfill
+#     --frontend TREE    scale mode: one front-end slurmd (Debian's
+#                        slurmd-wlm-emulator) serves all N nodes; slurmctld
+#                        and libslurmfull.so come from TREE, the front-end
+#                        build of contrib/perf/build-frontend.sh (the env
+#                        file then also exports LD_LIBRARY_PATH)
 #
 # With --dbd, AccountingStoragePass names the private munge socket (Slurm
 # uses it for connections to slurmdbd).
@@ -31,7 +36,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=fw; nodes=4; cpus=2; mem=1000; port=17000
 plugins="$top/plugins"; extra=""; fwconf=""; dbd=0; fairway=1; dir=""; gres=""
-dbdport=""
+dbdport=""; frontend=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -48,7 +53,8 @@ while [ $# -gt 0 ]; do
     --dbd) dbd=1; shift;;
     --dbd-port) dbdport=$2; shift 2;;
     --no-fairway) fairway=0; shift;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0;;
+    --frontend) frontend=$2; shift 2;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0;;
     *) echo "cluster-start: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -65,6 +71,14 @@ if [ "$fairway" = 1 ]; then
   for p in priority_fairway.so sched_fairway.so; do
     [ -f "$plugins/$p" ] || die "$plugins/$p missing: build first (make)"
   done
+fi
+if [ -n "$frontend" ]; then
+  [ -x "$frontend/src/slurmctld/.libs/slurmctld" ] && [ -f "$frontend/src/api/.libs/libslurmfull.so" ] \
+    || die "$frontend is not a front-end build: run contrib/perf/build-frontend.sh"
+  command -v slurmd-wlm-emulator >/dev/null || die "slurmd-wlm-emulator missing: run contrib/perf/build-frontend.sh"
+  [ -z "$gres" ] || die "--gres is not supported with --frontend"
+  # Daemons and clients must load the front-end libslurmfull.so.
+  export LD_LIBRARY_PATH="$frontend/src/api/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 if [ -f "$dir/pids" ] && [ -s "$dir/pids" ]; then
   die "$dir already has a running cluster (contrib/cluster-stop.sh --dir $dir)"
@@ -132,6 +146,11 @@ if [ -n "$gres" ]; then
   mkdir -p "$dir/gres"
   for i in $(seq 0 $((gcnt - 1))); do : > "$dir/gres/$gname$i"; done
   echo "NodeName=n[$ga-$gb] Name=$gname Count=$gcnt File=$dir/gres/$gname[0-$((gcnt - 1))]" > "$dir/etc/gres.conf"
+elif [ -n "$frontend" ]; then
+  # One front-end daemon (its port is SlurmdPort) for every node.
+  node_lines="FrontendName=fe1 FrontendAddr=127.0.0.1 Port=$((port + 1))
+NodeName=n[1-$nodes] NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN"
+  rm -f "$dir/etc/gres.conf"
 else
   node_lines=$(node_range 1 "$nodes")
   rm -f "$dir/etc/gres.conf"
@@ -211,18 +230,33 @@ start_daemon() { # label logfile cmd...
 # runs them as 'slurmctld'/'slurmd' (systemd units), so do the same through
 # symlinks to Debian's normal (non-emulator) binaries.
 mkdir -p "$dir/bin"
-ln -sfn "$(command -v slurmctld-wlm)" "$dir/bin/slurmctld"
-ln -sfn "$(command -v slurmd-wlm)" "$dir/bin/slurmd"
+if [ -n "$frontend" ]; then
+  ln -sfn "$frontend/src/slurmctld/.libs/slurmctld" "$dir/bin/slurmctld"
+  ln -sfn "$(command -v slurmd-wlm-emulator)" "$dir/bin/slurmd"
+  stepd=/usr/sbin/slurmstepd-wlm-emulator
+else
+  ln -sfn "$(command -v slurmctld-wlm)" "$dir/bin/slurmctld"
+  ln -sfn "$(command -v slurmd-wlm)" "$dir/bin/slurmd"
+  stepd=/usr/sbin/slurmstepd-wlm
+fi
 start_daemon slurmctld "$dir/log/slurmctld.out" "$dir/bin/slurmctld" -D -i -f "$conf"
-for i in $(seq 1 "$nodes"); do
-  start_daemon "slurmd-n$i" "$dir/log/slurmd.n$i.out" \
-    "$dir/bin/slurmd" -D -N "n$i" -f "$conf" -d /usr/sbin/slurmstepd-wlm
-done
+if [ -n "$frontend" ]; then
+  start_daemon slurmd-fe1 "$dir/log/slurmd.fe1.out" \
+    "$dir/bin/slurmd" -D -N fe1 -f "$conf" -d "$stepd"
+else
+  for i in $(seq 1 "$nodes"); do
+    start_daemon "slurmd-n$i" "$dir/log/slurmd.n$i.out" \
+      "$dir/bin/slurmd" -D -N "n$i" -f "$conf" -d "$stepd"
+  done
+fi
 
 cat > "$dir/env" <<EOF
 export SLURM_CONF=$conf
 export FAIRWAY_CLUSTER=$dir
 EOF
+if [ -n "$frontend" ]; then
+  echo "export LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >> "$dir/env"
+fi
 
 # ---- wait for the controller and for all nodes to be idle ------------------
 ctld_pid=$(awk '$1=="slurmctld"{print $2}' "$dir/pids")

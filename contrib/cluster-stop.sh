@@ -18,6 +18,9 @@ done
 dir=$(cd "$dir" && pwd)
 [ -f "$dir/pids" ] || { echo "cluster-stop: nothing running at $dir"; exit 0; }
 export SLURM_CONF="$dir/etc/slurm.conf"
+# A front-end cluster's clients need its libslurmfull.so (LD_LIBRARY_PATH).
+# shellcheck disable=SC1091
+[ -f "$dir/env" ] && source "$dir/env"
 
 pid_of() { awk -v l="$1" '$1==l{print $2}' "$dir/pids"; }
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }

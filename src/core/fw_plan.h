@@ -147,6 +147,10 @@ int32_t fw_cluster_license_index(const struct fw_cluster *c, const char *name);
  * exist.  Returns a new bitset or NULL with err set. */
 struct fw_bitset *fw_cluster_nodes(const struct fw_cluster *c,
 				   const char *hostlist, struct fw_err *err);
+/* The inverse: a set as a hostlist expression in node index order
+ * ("n[1-3,7],gpu[08-10],login"); malloc'd, "" for an empty set. */
+char *fw_cluster_hostlist(const struct fw_cluster *c,
+			  const struct fw_bitset *nodes);
 
 /* ------------------------------------------------------------------ */
 /* Configuration                                                       */

@@ -7,6 +7,8 @@
  * instead of on every node.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,4 +333,153 @@ struct fw_bitset *fw_cluster_nodes(const struct fw_cluster *c,
 	}
 	fw_hostlist_free(names, n);
 	return b;
+}
+
+/* ------------------------------------------------ node sets as names */
+
+/* A name split as prefix + decimal suffix ("gpu08": "gpu", 8, width 2). */
+struct name_parts {
+	size_t plen;		/* prefix length */
+	uint64_t num;
+	int width;		/* digits written; 0: no numeric suffix */
+	bool padded;		/* suffix has a leading zero */
+};
+
+static struct name_parts split_name(const char *s)
+{
+	struct name_parts p = { 0 };
+	size_t len = strlen(s), i = len;
+
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9' && len - i < 18)
+		i--;
+	p.plen = i;
+	p.width = (int)(len - i);
+	for (size_t k = i; k < len; k++)
+		p.num = p.num * 10 + (uint64_t)(s[k] - '0');
+	p.padded = p.width > 1 && s[i] == '0';
+	return p;
+}
+
+/* Can b join the bracket family that a began (same prefix, same zero
+ * padding)? */
+static bool same_family(const char *a, const struct name_parts *pa,
+			const char *b, const struct name_parts *pb)
+{
+	if (!pa->width || !pb->width || pa->plen != pb->plen ||
+	    memcmp(a, b, pa->plen))
+		return false;
+	/* a zero-padded family keeps its width (gpu[08-10]) */
+	return pa->padded ? pb->width == pa->width : !pb->padded;
+}
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->s = fw_xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void sb_num(struct sbuf *b, uint64_t v, int width, bool padded)
+{
+	char tmp[32];
+	int n = padded ? snprintf(tmp, sizeof(tmp), "%0*" PRIu64, width, v)
+		       : snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
+
+	sb_put(b, tmp, (size_t)n);
+}
+
+/*
+ * The nodes of a set as a hostlist expression in node index order
+ * ("n[1-3,7],gpu[08-09],login"), the form Slurm prints in SchedNodeList.
+ * Slurm's bitmap2node_name() builds a hostlist object name by name and
+ * then formats it, which costs tens of microseconds per node; this walks
+ * the set once.  Returns a malloc'd string ("" for an empty set).
+ */
+char *fw_cluster_hostlist(const struct fw_cluster *c,
+			  const struct fw_bitset *nodes)
+{
+	struct sbuf b = { 0 };
+	const char *first = NULL, *prev = NULL;
+	struct name_parts pf = { 0 }, pp = { 0 };
+	uint64_t run_lo = 0;
+	bool open = false;	/* a bracket is open for first's family */
+	int64_t i;
+
+	sb_put(&b, "", 0);
+	FW_BITSET_FOREACH(nodes, i) {
+		const char *name;
+		struct name_parts pn;
+
+		if ((uint32_t)i >= c->nnodes)
+			break;
+		name = c->nodes[i].name;
+		pn = split_name(name);
+		if (prev && same_family(first, &pf, name, &pn)) {
+			if (pn.num == pp.num + 1) {
+				prev = name;
+				pp = pn;
+				continue;	/* the run goes on */
+			}
+			/* close the run [run_lo, pp.num], start a new one */
+			if (!open) {
+				/* turn "n1" into "n[1" */
+				b.len -= (size_t)pf.width;
+				sb_put(&b, "[", 1);
+				sb_num(&b, run_lo, pf.width, pf.padded);
+				open = true;
+			}
+			if (pp.num != run_lo) {
+				sb_put(&b, "-", 1);
+				sb_num(&b, pp.num, pp.width, pf.padded);
+			}
+			sb_put(&b, ",", 1);
+			sb_num(&b, pn.num, pn.width, pf.padded);
+			run_lo = pn.num;
+			prev = name;
+			pp = pn;
+			continue;
+		}
+		/* a new family: finish the previous one */
+		if (prev && pp.width && pp.num != run_lo) {
+			if (!open) {
+				b.len -= (size_t)pf.width;
+				sb_put(&b, "[", 1);
+				sb_num(&b, run_lo, pf.width, pf.padded);
+				open = true;
+			}
+			sb_put(&b, "-", 1);
+			sb_num(&b, pp.num, pp.width, pf.padded);
+		}
+		if (open)
+			sb_put(&b, "]", 1);
+		if (prev)
+			sb_put(&b, ",", 1);
+		sb_put(&b, name, strlen(name));
+		first = prev = name;
+		pf = pp = pn;
+		run_lo = pn.num;
+		open = false;
+	}
+	if (prev && pp.width && pp.num != run_lo) {
+		if (!open) {
+			b.len -= (size_t)pf.width;
+			sb_put(&b, "[", 1);
+			sb_num(&b, run_lo, pf.width, pf.padded);
+			open = true;
+		}
+		sb_put(&b, "-", 1);
+		sb_num(&b, pp.num, pp.width, pf.padded);
+	}
+	if (open)
+		sb_put(&b, "]", 1);
+	return b.s;
 }

@@ -70,6 +70,12 @@ struct resv_map {
 	int32_t idx;
 };
 
+/* Job ids (open addressing; 0 = empty). */
+struct idset {
+	uint32_t *slot;
+	uint32_t cap, cnt;
+};
+
 struct pass {
 	enum sf_pass_kind kind;
 	time_t now;
@@ -89,8 +95,10 @@ struct pass {
 	time_t saved_job, saved_node, saved_part, saved_resv, saved_conf;
 	bool abandoned;
 	uint32_t yields;               /* lock yields so far in this pass */
+	bool jobs_touched;             /* others updated jobs during a yield */
 	struct feat_memo *feat;        /* nodes lacking each feature request */
 	size_t nfeat;
+	struct idset estimated;        /* jobs given StartTime in this pass */
 };
 
 static slurmctld_lock_t pass_locks = {
@@ -388,7 +396,11 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 static int build_queue(struct pass *p)
 {
 	bool bf = p->kind == SF_PASS_BACKFILL;
-	List queue = build_job_queue(bf, bf);
+	/* clear_start=false: Slurm would zero every pending job's StartTime
+	 * here, and squeue would show none for the jobs the pass has not
+	 * reached yet (it yields to RPCs); clear_stale_estimates() clears
+	 * what a complete pass did not renew. */
+	List queue = build_job_queue(false, bf);
 	job_queue_rec_t *rec;
 	size_t cap;
 
@@ -424,34 +436,73 @@ static int build_queue(struct pass *p)
 	return (int)p->n;
 }
 
+/* --------------------------------------------------------- estimates */
+
+static bool idset_add(struct idset *set, uint32_t id)
+{
+	uint32_t h;
+
+	if ((set->cnt + 1) * 2 > set->cap) {
+		struct idset big = { .cap = set->cap ? set->cap * 2 : 1024 };
+
+		big.slot = xcalloc(big.cap, sizeof(uint32_t));
+		for (uint32_t i = 0; i < set->cap; i++)
+			if (set->slot[i])
+				idset_add(&big, set->slot[i]);
+		xfree(set->slot);
+		*set = big;
+	}
+	for (h = (id * 2654435761u) & (set->cap - 1); set->slot[h];
+	     h = (h + 1) & (set->cap - 1))
+		if (set->slot[h] == id)
+			return false;
+	set->slot[h] = id;
+	set->cnt++;
+	return true;
+}
+
+static bool idset_has(const struct idset *set, uint32_t id)
+{
+	if (!set->cap)
+		return false;
+	for (uint32_t h = (id * 2654435761u) & (set->cap - 1); set->slot[h];
+	     h = (h + 1) & (set->cap - 1))
+		if (set->slot[h] == id)
+			return true;
+	return false;
+}
+
 /*
- * Backfill passes recompute every estimate: clear the old ones first, so a
- * job the pass does not plan (held, dependency, not runnable) shows none.
- * A job cancelled while it had a plan keeps its SchedNodeList otherwise
- * (slurmctld does not clear it): drop that too.
+ * A backfill pass recomputes every estimate, but the previous ones stay
+ * visible while it runs (squeue --start during a long, yielding pass) and
+ * are overwritten job by job.  After a complete pass, what it did not
+ * estimate is cleared: a job it does not plan (held, dependency, not
+ * runnable) shows none, and a job cancelled while it had a plan loses its
+ * SchedNodeList (slurmctld does not clear it).  The job update stamp moves
+ * only when something visible changed, so an unchanged plan does not wake
+ * the main pass.
  */
-static void clear_estimates(time_t now)
+static void clear_stale_estimates(const struct pass *p)
 {
 	ListIterator it = list_iterator_create(job_list);
 	job_record_t *job;
 	bool changed = false;
 
 	while ((job = list_next(it))) {
-		if (!IS_JOB_PENDING(job)) {
-			if (job->sched_nodes) {
-				xfree(job->sched_nodes);
-				changed = true;
-			}
+		if (IS_JOB_PENDING(job) && idset_has(&p->estimated, job->job_id))
 			continue;
-		}
-		if (job->start_time || job->sched_nodes)
+		if (job->sched_nodes) {
+			xfree(job->sched_nodes);
 			changed = true;
-		job->start_time = 0;
-		xfree(job->sched_nodes);
+		}
+		if (IS_JOB_PENDING(job) && job->start_time) {
+			job->start_time = 0;
+			changed = true;
+		}
 	}
 	list_iterator_destroy(it);
 	if (changed)
-		last_job_update = now;
+		last_job_update = p->now;
 }
 
 /* ------------------------------------------------- runnable checks */
@@ -597,7 +648,7 @@ static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
 	if (!IS_JOB_PENDING(job) || job->priority == 0 ||
 	    job->preempt_in_progress)
 		return false;
-	if (p->yields && !revalidate_after_yield(p, e, job))
+	if (p->jobs_touched && !revalidate_after_yield(p, e, job))
 		return false;
 	if (rec->use_prefer) {
 		job->details->features_use = job->details->prefer;
@@ -767,12 +818,20 @@ static void fail_bad_constraints(job_record_t *job, int rc, time_t now)
 
 /* ------------------------------------------------------- applying plans */
 
+/* Planned nodes of a reservation as names (malloc'd), or NULL. */
+static char *planned_names(const struct fw_plan_decision *d)
+{
+	if (!d->nodes || d->kind != FW_PLAN_RESERVED)
+		return NULL;
+	return fw_cluster_hostlist(sf.cluster, d->nodes);
+}
+
 static void record_decision(struct pass *p, job_record_t *job,
 			    const struct qentry *e,
 			    const struct fw_plan_decision *d)
 {
 	struct sf_jobinfo *t;
-	char *nodes = NULL;
+	char *nodes = planned_names(d);
 
 	if (d->seq >= p->seq_cap) {
 		size_t cap = (d->seq + 1) * 2;
@@ -783,16 +842,6 @@ static void record_decision(struct pass *p, job_record_t *job,
 	p->seq_job[d->seq] = job->job_id;
 	if (d->seq + 1 > p->nseq)
 		p->nseq = d->seq + 1;
-	if (d->nodes && (d->kind == FW_PLAN_RESERVED)) {
-		bitstr_t *b = bit_alloc(node_record_count);
-		char *s;
-
-		sf_bits_to_slurm(b, d->nodes);
-		s = bitmap2node_name(b);
-		nodes = strdup(s);
-		xfree(s);
-		FREE_NULL_BITMAP(b);
-	}
 	pthread_mutex_lock(&sf.tab_mu);
 	t = sf_tab_get(job->job_id, true);
 	/* `fairway plan` explains the backfill pass's plan (start, nodes,
@@ -806,9 +855,11 @@ static void record_decision(struct pass *p, job_record_t *job,
 	}
 	t->from_backfill = p->kind == SF_PASS_BACKFILL;
 	free(t->nodes);
-	free(t->partition);
 	t->nodes = nodes;
-	t->partition = strdup(e->part->name);
+	if (!t->partition || strcmp(t->partition, e->part->name)) {
+		free(t->partition);
+		t->partition = strdup(e->part->name);
+	}
 	t->decided = p->now;
 	t->kind = (uint8_t)d->kind;
 	t->reason = (uint8_t)d->reason;
@@ -824,26 +875,33 @@ static void record_decision(struct pass *p, job_record_t *job,
 	pthread_mutex_unlock(&sf.tab_mu);
 }
 
-/* StartTime / SchedNodeList for a job that waits (backfill pass). */
+/* StartTime / SchedNodeList for a job that waits (backfill pass).  The
+ * first estimate of the pass replaces the previous pass's; a later one
+ * (further tasks of an array) only moves it earlier. */
 static void set_estimate(struct pass *p, job_record_t *job,
 			 const struct fw_plan_decision *d)
 {
-	if (p->kind != SF_PASS_BACKFILL)
-		return;
-	if (d->kind == FW_PLAN_RESERVED || d->kind == FW_PLAN_ESTIMATED) {
-		if (!job->start_time || d->start < job->start_time) {
-			job->start_time = d->start > p->now ? d->start : p->now + 1;
-			xfree(job->sched_nodes);
-			if (d->kind == FW_PLAN_RESERVED && d->nodes) {
-				bitstr_t *b = bit_alloc(node_record_count);
+	time_t start;
+	char *nodes;
 
-				sf_bits_to_slurm(b, d->nodes);
-				job->sched_nodes = bitmap2node_name(b);
-				FREE_NULL_BITMAP(b);
-			}
-			last_job_update = p->now;
-		}
+	if (p->kind != SF_PASS_BACKFILL ||
+	    (d->kind != FW_PLAN_RESERVED && d->kind != FW_PLAN_ESTIMATED))
+		return;
+	start = d->start > p->now ? d->start : p->now + 1;
+	if (!idset_add(&p->estimated, job->job_id) && job->start_time &&
+	    job->start_time <= start)
+		return;
+	nodes = planned_names(d);
+	if (job->start_time == start && !xstrcmp(job->sched_nodes, nodes)) {
+		free(nodes);
+		return;
 	}
+	job->start_time = start;
+	xfree(job->sched_nodes);
+	if (nodes)
+		job->sched_nodes = xstrdup(nodes);
+	free(nodes);
+	last_job_update = p->now;
 }
 
 static void actual_nodes(job_record_t *job, struct fw_bitset *out)
@@ -951,34 +1009,81 @@ static void save_stamps(struct pass *p)
 }
 
 /*
- * Release the locks for bf_yield_sleep when they were held for
- * bf_yield_interval.  Returns false if the pass must be abandoned because
- * what it planned against changed meanwhile.
+ * RPC-aware yield: an RPC thread (squeue, sbatch, ...) is waiting while the
+ * pass holds the locks.  Hold them at least this long between such yields,
+ * so the pass still progresses under a stream of RPCs, and give the RPCs
+ * at most SF_RPC_YIELD_MAX_US to get through.
+ */
+#define SF_RPC_YIELD_HOLD_US 20000
+#define SF_RPC_YIELD_MAX_US 200000
+
+static bool rpcs_waiting(void)
+{
+	return slurmctld_config.server_thread_count > 0;
+}
+
+/* Sleep with the locks released: for the waiting RPCs, or bf_yield_sleep. */
+static void yield_locks(struct pass *p, bool for_rpcs)
+{
+	const struct fw_plan_conf *pc = sf.conf->plan;
+	struct timespec a, b;
+
+	save_stamps(p);
+	unlock_slurmctld(pass_locks);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (for_rpcs) {
+		/* Long enough for the waiting threads to take the locks; then
+		 * until they are done (new RPCs can keep coming: bounded). */
+		do {
+			usleep(1000);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+		} while (rpcs_waiting() &&
+			 us_between(&a, &b) < SF_RPC_YIELD_MAX_US);
+	} else {
+		usleep((useconds_t)pc->bf_yield_sleep);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	p->sleep_us += (uint64_t)us_between(&a, &b);
+	lock_slurmctld(pass_locks);
+	clock_gettime(CLOCK_MONOTONIC, &p->t_locked);
+	p->yields++;
+	/* Our own updates were before save_stamps(): a newer stamp is some
+	 * RPC's (a job update, a submission, a job's end). */
+	if (last_job_update != p->saved_job)
+		p->jobs_touched = true;
+}
+
+/*
+ * Release the locks when RPCs wait (after SF_RPC_YIELD_HOLD_US), or for
+ * bf_yield_sleep when they were held for bf_yield_interval.  Returns false
+ * if the pass must be abandoned because what it planned against changed
+ * meanwhile.  Job and node changes abandon it only after a full yield
+ * without bf_continue: after a short RPC yield the pass goes on, as with
+ * bf_continue (each job is checked again before it is decided, and
+ * select_nodes() has the last word on nodes).
  */
 static bool maybe_yield(struct pass *p)
 {
 	const struct fw_plan_conf *pc = sf.conf->plan;
 	struct timespec now;
-	bool stop;
+	int64_t held;
+	bool stop, for_rpcs;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (us_between(&p->t_locked, &now) < pc->bf_yield_interval)
+	held = us_between(&p->t_locked, &now);
+	for_rpcs = held >= SF_RPC_YIELD_HOLD_US && rpcs_waiting();
+	if (!for_rpcs && held < pc->bf_yield_interval)
 		return true;
-	save_stamps(p);
-	unlock_slurmctld(pass_locks);
-	usleep((useconds_t)pc->bf_yield_sleep);
-	p->sleep_us += (uint64_t)pc->bf_yield_sleep;
-	lock_slurmctld(pass_locks);
-	clock_gettime(CLOCK_MONOTONIC, &p->t_locked);
-	p->yields++;
+	yield_locks(p, for_rpcs);
 	pthread_mutex_lock(&sf.mu);
 	stop = sf.stop || sf.reconfig;
 	pthread_mutex_unlock(&sf.mu);
 	if (stop || last_part_update != p->saved_part ||
 	    last_resv_update != p->saved_resv ||
 	    slurm_conf.last_update != p->saved_conf ||
-	    (!pc->bf_continue && (last_job_update != p->saved_job ||
-				  last_node_update != p->saved_node))) {
+	    (!for_rpcs && !pc->bf_continue &&
+	     (last_job_update != p->saved_job ||
+	      last_node_update != p->saved_node))) {
 		p->abandoned = true;
 		return false;
 	}
@@ -1079,6 +1184,7 @@ static void pass_free(struct pass *p)
 		fw_bitset_free(p->feat[i].lacking);
 	}
 	xfree(p->feat);
+	xfree(p->estimated.slot);
 	fw_plan_free(p->plan);
 }
 
@@ -1123,10 +1229,8 @@ int sf_run_pass(enum sf_pass_kind kind)
 		goto out;
 	}
 	tmp = fw_bitset_new(sf.cluster->nnodes);
-	if (kind == SF_PASS_BACKFILL) {
+	if (kind == SF_PASS_BACKFILL)
 		slurmctld_diag_stats.bf_when_last_cycle = p.now;
-		clear_estimates(p.now);
-	}
 	mark_unavailable_nodes(&p, tmp);
 	add_running_jobs(&p, tmp);
 	add_reservations(&p, tmp);
@@ -1152,6 +1256,8 @@ int sf_run_pass(enum sf_pass_kind kind)
 	 * job started by the main pass, or before a pass was abandoned,
 	 * started ahead of the jobs that waited all the same. */
 	add_bypass(&p);
+	if (kind == SF_PASS_BACKFILL && !p.abandoned)
+		clear_stale_estimates(&p);
 	if (kind == SF_PASS_BACKFILL) {
 		pthread_mutex_lock(&sf.tab_mu);
 		sf_tab_prune_done();

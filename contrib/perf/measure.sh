@@ -1,0 +1,250 @@
+#!/bin/bash
+# Scale rig: the same deterministic queue under several schedulers in the
+# same front-end slurmctld build, one after the other (doc/performance.md).
+#
+#   contrib/perf/measure.sh [options]
+#     --nodes N        nodes behind the one front-end slurmd (default 2000)
+#     --jobs J         queued jobs (default 5000)
+#     --duration S     seconds measured after the queue is released (default 240)
+#     --scheds LIST    space-separated, run in this order (default
+#                      "backfill-full backfill fairway"):
+#                        backfill-full  sched/backfill, bf_max_job_test and
+#                                       bf_max_time covering the whole queue,
+#                                       bf_continue (else every submission
+#                                       during a lock yield ends the cycle)
+#                        backfill       sched/backfill with its defaults
+#                        fairway        sched/fairway (whole queue always)
+#     --window MIN     bf_window for backfill-full and fairway (default 10080;
+#                      the queue's time limits need ~3 days at 2000 nodes)
+#     --port P         SlurmctldPort (default 23000; slurmd P+1)
+#     --out DIR        results (default /tmp/perf-rig/<nodes>x<jobs>)
+#     --seed S         queue seed (default 1)
+#     --max-nodes M    largest job (default 128)
+#     --perf           perf record -g slurmctld while cycles run (fairway only)
+#
+# For each scheduler: start a front-end cluster (contrib/cluster-start.sh
+# --frontend), set the partition DOWN, submit the queue (queue.sh), set it
+# UP (time 0: every scheduler sees the same queue at once), then for
+# --duration seconds time squeue (whole queue) and sbatch (a held 1-node
+# job, never started) in turn, twice a second, and take sdiag.  The
+# cluster is stopped by PID after each run and on any failure.
+# Prints and appends one table row per scheduler to OUT/results.md.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+nodes=2000; jobs=5000; duration=240; scheds="backfill-full backfill fairway"
+window=10080; port=23000; out=""; seed=1; use_perf=0; maxn=128
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --nodes) nodes=$2; shift 2;;
+    --jobs) jobs=$2; shift 2;;
+    --duration) duration=$2; shift 2;;
+    --scheds) scheds=$2; shift 2;;
+    --window) window=$2; shift 2;;
+    --port) port=$2; shift 2;;
+    --out) out=$2; shift 2;;
+    --seed) seed=$2; shift 2;;
+    --max-nodes) maxn=$2; shift 2;;
+    --perf) use_perf=1; shift;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0;;
+    *) echo "measure.sh: unknown option $1" >&2; exit 2;;
+  esac
+done
+[ -n "$out" ] || out=/tmp/perf-rig/${nodes}x$jobs
+mkdir -p "$out"
+log() { echo "[$(date +%T)] measure: $*" >&2; }
+die() { echo "measure: ERROR: $*" >&2; exit 1; }
+
+fe=$(bash "$here/build-frontend.sh" | tail -n1)
+[ -d "$fe" ] || die "front-end build missing"
+[ -f "$top/plugins/sched_fairway.so" ] || die "build the plugins first (make)"
+# The queue goes in through one process (contrib/perf/submit.c), linked
+# against libslurm: the front-end build's copy is found via LD_LIBRARY_PATH.
+submitter="$out/submit"
+gcc -O2 -Wall -Wextra -Werror -o "$submitter" "$here/submit.c" -lslurm \
+  || die "cannot build $here/submit.c (libslurm-dev)"
+
+cdir=""
+stop_cluster() {
+  [ -n "$cdir" ] || return 0
+  bash "$top/contrib/cluster-stop.sh" --dir "$cdir" >/dev/null 2>&1 || true
+  cdir=""
+}
+sampler_pid=""; perf_pid=""; watch_pid=""
+cleanup() {
+  [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
+  [ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null
+  [ -n "$perf_pid" ] && kill -INT "$perf_pid" 2>/dev/null && wait "$perf_pid" 2>/dev/null
+  stop_cluster
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# slurm.conf lines for one scheduler (appended through --slurm-extra).
+sched_conf() {
+  local maxjobs=$((jobs * 2 + 20000))
+  echo "PriorityType=priority/basic"
+  echo "MaxJobCount=$maxjobs"
+  echo "MinJobAge=600"
+  echo "SlurmctldTimeout=300"
+  case "$1" in
+    backfill-full)
+      echo "SchedulerType=sched/backfill"
+      echo "SchedulerParameters=bf_max_job_test=$((jobs + 1000)),bf_max_time=3600,bf_continue,bf_window=$window";;
+    backfill)
+      echo "SchedulerType=sched/backfill"
+      echo "SchedulerParameters=bf_interval=30";;  # = the default
+    fairway)
+      echo "SchedulerType=sched/fairway"
+      echo "SchedulerParameters=sched_interval=-1,defer,bf_window=$window";;
+    *) die "unknown scheduler $1";;
+  esac
+}
+
+# usec timestamps
+now_us() { date +%s%6N; }
+
+# Time squeue (whole queue), sbatch (held job) and squeue of that one job
+# until $1 (epoch s).  The whole-queue squeue grows with the queue on the
+# client side too (50,000 jobs: ~1 s to receive and print); the one-job
+# squeue is the controller's responsiveness (a job read lock).
+sample_latency() {
+  local until=$1 f=$2 t0 t1 t2 t3 id
+  : > "$f"
+  while [ "$(date +%s)" -lt "$until" ]; do
+    t0=$(now_us)
+    squeue -h -o %i > /dev/null 2>&1 || true
+    t1=$(now_us)
+    id=$(sbatch --parsable -Q -H -N 1 -t 1 -D /tmp -o /dev/null -J lat --wrap true 2>/dev/null) || id=1
+    t2=$(now_us)
+    squeue -h -j "${id%%;*}" -o %i > /dev/null 2>&1 || true
+    t3=$(now_us)
+    echo "$((t1 - t0)) $((t2 - t1)) $((t3 - t2))" >> "$f"
+    sleep 0.5
+  done
+}
+
+# One line per finished backfill cycle (sdiag every 2 s): time since the
+# queue was released, cycle count, last cycle (us), depth, depth tried.
+watch_cycles() {
+  local until=$1 t_up=$2 f=$3 seen=0 v
+  echo "# s cycles last_us depth depth_try" > "$f"
+  while [ "$(date +%s)" -lt "$until" ]; do
+    sleep 2
+    sdiag > "$f.sdiag" 2>/dev/null || continue
+    v=$(sdiag_vals "$f.sdiag" | awk -F= '{a[$1]=$2} END {print a["cycles"]+0, a["last"]+0, a["depth"]+0, a["depth_try"]+0}')
+    set -- $v
+    if [ "$1" != "$seen" ]; then
+      seen=$1
+      echo "$(( $(date +%s) - t_up )) $v" >> "$f"
+    fi
+  done
+  rm -f "$f.sdiag"
+}
+
+# p50 and p99 (ms) of column $2 of file $1
+pct() {
+  awk -v c="$2" '{print $c}' "$1" | sort -n | awk '
+    { v[NR] = $1 }
+    END { if (!NR) { print "-"; exit }
+          i50 = int(NR * 0.50 + 0.5); if (i50 < 1) i50 = 1
+          i99 = int(NR * 0.99 + 0.5); if (i99 < 1) i99 = 1; if (i99 > NR) i99 = NR
+          printf "%.0f / %.0f ms (n=%d)", v[i50] / 1000, v[i99] / 1000, NR }'
+}
+
+# sdiag backfill block -> "key=value" lines
+sdiag_vals() {
+  awk '
+    /^Jobs started:/ { print "started=" $3 }
+    /^Main schedule statistics/ { sec = "main" }
+    /^Backfilling stats/ { sec = "bf" }
+    /^Latency for/ || /^Remote Procedure Call/ { sec = "" }
+    sec == "bf" && /Total backfilled jobs \(since last slurm start\)/ { print "backfilled=" $NF }
+    sec == "bf" && /Total cycles:/ { print "cycles=" $NF }
+    sec == "bf" && /^\tLast cycle:/ { print "last=" $NF }
+    sec == "bf" && /^\tMax cycle:/ { print "max=" $NF }
+    sec == "bf" && /^\tMean cycle:/ { print "mean=" $NF }
+    sec == "bf" && /^\tLast depth cycle:/ { print "depth=" $NF }
+    sec == "bf" && /Last depth cycle \(try sched\)/ { print "depth_try=" $NF }
+    sec == "bf" && /Last queue length:/ { print "queue=" $NF }
+    sec == "main" && /^\tLast cycle:/ { print "main_last=" $NF }
+    sec == "main" && /^\tMean cycle:/ { print "main_mean=" $NF }
+  ' "$1"
+}
+val() { sed -n "s/^$2=//p" "$1" | head -n1; }
+sec3() { awk -v u="${1:-0}" 'BEGIN { if (u == "" || u == "N/A") print "-"; else printf "%.3f s", u / 1e6 }'; }
+
+results="$out/results.md"
+if [ ! -f "$results" ]; then
+  {
+    echo "| nodes | jobs | scheduler | cycles | cycle last / mean / max | depth (try) | started | backfilled | pending: StartTime set / in window / none | squeue p50/p99 | sbatch p50/p99 | squeue -j p50/p99 |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+  } > "$results"
+fi
+
+run_one() {
+  local s=$1 rdir="$out/$s" extra ctld t_up until
+  rm -rf "$rdir"; mkdir -p "$rdir"
+  extra="$rdir/extra.conf"
+  sched_conf "$s" > "$extra"
+  cdir="$rdir/cluster"
+  # A previous run's daemons may still be shutting down (or another run).
+  local i
+  for i in $(seq 60); do
+    ss -Hltn "( sport = :$port or sport = :$((port + 1)) )" | grep -q . || break
+    [ "$i" = 60 ] && die "ports $port/$((port + 1)) still in use after 60 s"
+    sleep 1
+  done
+  log "$s: starting $nodes nodes (front-end) on port $port"
+  bash "$top/contrib/cluster-start.sh" --dir "$cdir" --name "perf$s" --port "$port" \
+    --nodes "$nodes" --plugins "$top/plugins" --frontend "$fe" --slurm-extra "$extra" \
+    > "$rdir/cluster-start.log" 2>&1 || { tail -20 "$rdir/cluster-start.log" >&2; die "cluster did not start; see $cdir/log"; }
+  # shellcheck disable=SC1091
+  source "$cdir/env"
+  ctld=$(awk '$1=="slurmctld"{print $2}' "$cdir/pids")
+  scontrol update PartitionName=batch State=DOWN
+  log "$s: submitting $jobs jobs (seed $seed)"
+  local t0; t0=$(date +%s)
+  bash "$here/queue.sh" submit --jobs "$jobs" --seed "$seed" --max-nodes "$maxn" --dir /tmp \
+    --submitter "$submitter"
+  log "$s: submitted in $(( $(date +%s) - t0 )) s; releasing the queue for $duration s"
+  sdiag -r > /dev/null
+  scontrol update PartitionName=batch State=UP
+  t_up=$(date +%s); until=$((t_up + duration))
+  if [ "$use_perf" = 1 ] && [ "$s" = fairway ]; then
+    perf record -g -F 499 -p "$ctld" -o "$rdir/perf.data" > "$rdir/perf.log" 2>&1 &
+    perf_pid=$!
+  fi
+  watch_cycles "$until" "$t_up" "$rdir/cycles.txt" &
+  watch_pid=$!
+  sample_latency "$until" "$rdir/latency.txt" &
+  sampler_pid=$!
+  wait "$sampler_pid" || true
+  wait "$watch_pid" || true
+  sampler_pid=""; watch_pid=""
+  if [ -n "$perf_pid" ]; then kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid" 2>/dev/null || true; perf_pid=""; fi
+  kill -0 "$ctld" 2>/dev/null || die "slurmctld died during the run; see $cdir/log/slurmctld.log"
+  sdiag > "$rdir/sdiag.txt"
+  sdiag_vals "$rdir/sdiag.txt" > "$rdir/vals"
+  # Pending benchmark jobs (not the held latency probes): StartTime set,
+  # inside the window, or none.
+  squeue -h -t PD -n "$(seq -f 'q%g' 1 128 | paste -sd,)" -o '%i %S' > "$rdir/pending.txt"
+  local wend; wend=$(date -d "@$(( $(date +%s) + window * 60 ))" +%Y-%m-%dT%H:%M:%S)
+  read -r pset pwin pnone < <(awk -v wend="$wend" '
+    { if ($2 == "N/A") none++; else { set++; if ($2 <= wend) win++ } }
+    END { print set + 0, win + 0, none + 0 }' "$rdir/pending.txt")
+  local started backfilled
+  started=$(val "$rdir/vals" started)
+  backfilled=$(val "$rdir/vals" backfilled)
+  local row
+  row="| $nodes | $jobs | $s | $(val "$rdir/vals" cycles) | $(sec3 "$(val "$rdir/vals" last)") / $(sec3 "$(val "$rdir/vals" mean)") / $(sec3 "$(val "$rdir/vals" max)") | $(val "$rdir/vals" depth) ($(val "$rdir/vals" depth_try)) | $started | $backfilled | $pset / $pwin / $pnone | $(pct "$rdir/latency.txt" 1) | $(pct "$rdir/latency.txt" 2) | $(pct "$rdir/latency.txt" 3) |"
+  echo "$row" >> "$results"
+  echo "$row"
+  cp "$cdir/log/slurmctld.log" "$rdir/slurmctld.log" 2>/dev/null || true
+  log "$s: stopping the cluster"
+  stop_cluster
+}
+
+for s in $scheds; do run_one "$s"; done
+log "results: $results"
