@@ -1017,9 +1017,16 @@ static void save_stamps(struct pass *p)
 #define SF_RPC_YIELD_HOLD_US 20000
 #define SF_RPC_YIELD_MAX_US 200000
 
+/* thread_count_lock is a leaf lock held only for a counter update, as
+ * sched/backfill reads the same counter. */
 static bool rpcs_waiting(void)
 {
-	return slurmctld_config.server_thread_count > 0;
+	int n;
+
+	slurm_mutex_lock(&slurmctld_config.thread_count_lock);
+	n = slurmctld_config.server_thread_count;
+	slurm_mutex_unlock(&slurmctld_config.thread_count_lock);
+	return n > 0;
 }
 
 /* Sleep with the locks released: for the waiting RPCs, or bf_yield_sleep. */
