@@ -464,27 +464,12 @@ const char *fw_kv_get(const struct fw_kv *kv, const char *key)
 
 /* ------------------------------------------------------------ line reader */
 
-struct line_buf {
-	char *s;
-	size_t len, cap;
-};
-
-static void lb_append(struct line_buf *lb, const char *s, size_t n)
-{
-	if (lb->len + n + 1 > lb->cap) {
-		lb->cap = (lb->len + n + 1) * 2;
-		lb->s = fw_xrealloc(lb->s, lb->cap);
-	}
-	memcpy(lb->s + lb->len, s, n);
-	lb->len += n;
-	lb->s[lb->len] = '\0';
-}
 
 /*
  * Feed one physical line (without its newline) into the logical-line
  * buffer; deliver the logical line unless it continues with a backslash.
  */
-static int feed_line(struct line_buf *lb, const char *s, size_t n, int lineno,
+static int feed_line(struct fw_buf *lb, const char *s, size_t n, int lineno,
 		     int *first, fw_line_cb cb, void *ctx)
 {
 	if (n && s[n - 1] == '\r')
@@ -492,11 +477,11 @@ static int feed_line(struct line_buf *lb, const char *s, size_t n, int lineno,
 	if (lb->len == 0)
 		*first = lineno;
 	if (n && s[n - 1] == '\\') {
-		lb_append(lb, s, n - 1);
-		lb_append(lb, " ", 1);
+		fw_buf_append(lb, s, n - 1);
+		fw_buf_append(lb, " ", 1);
 		return 0;
 	}
-	lb_append(lb, s, n);
+	fw_buf_append(lb, s, n);
 	int rc = cb(ctx, lb->s, *first);
 	lb->len = 0;
 	lb->s[0] = '\0';
@@ -505,11 +490,11 @@ static int feed_line(struct line_buf *lb, const char *s, size_t n, int lineno,
 
 int fw_read_lines_mem(const char *buf, size_t len, fw_line_cb cb, void *ctx)
 {
-	struct line_buf lb = { 0 };
+	struct fw_buf lb = { 0 };
 	size_t i = 0;
 	int lineno = 0, first = 1, rc = 0;
 
-	lb_append(&lb, "", 0);
+	fw_buf_append(&lb, "", 0);
 	while (i < len && !rc) {
 		size_t j = i;
 
@@ -531,7 +516,7 @@ int fw_read_lines(const char *path, fw_line_cb cb, void *ctx,
 		  struct fw_err *err)
 {
 	FILE *f = fopen(path, "r");
-	struct line_buf lb = { 0 };
+	struct fw_buf lb = { 0 };
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -540,7 +525,7 @@ int fw_read_lines(const char *path, fw_line_cb cb, void *ctx,
 	if (!f)
 		return fw_err_set(err, path, 0, NULL, NULL, "cannot open: %s",
 				  strerror(errno));
-	lb_append(&lb, "", 0);
+	fw_buf_append(&lb, "", 0);
 	while (!rc && (n = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		if (n && line[n - 1] == '\n')
@@ -802,4 +787,15 @@ uint64_t fw_state_hash(const char *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
 	return h;
+}
+
+void fw_buf_append(struct fw_buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->s = fw_xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
 }

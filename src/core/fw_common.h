@@ -53,6 +53,15 @@ void fw_err_locate(struct fw_err *err, const char *file, int line);
 /* "file:line: key=value: msg" (parts that are empty are left out). */
 const char *fw_err_str(const struct fw_err *err, char *buf, size_t len);
 
+/* A growable NUL-terminated string (zero-initialise; free(b.s)). */
+struct fw_buf {
+	char *s;
+	size_t len, cap;
+};
+
+/* Append n bytes (s may be "" with n 0 to get an empty string). */
+void fw_buf_append(struct fw_buf *b, const char *s, size_t n);
+
 /*
  * splitmix64: a small deterministic pseudo-random generator, the same on
  * every platform, so that generated traces, benchmark queues and property

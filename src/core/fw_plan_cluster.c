@@ -372,29 +372,37 @@ static bool same_family(const char *a, const struct name_parts *pa,
 	return pa->padded ? pb->width == pa->width : !pb->padded;
 }
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
 
-static void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = fw_xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void sb_num(struct sbuf *b, uint64_t v, int width, bool padded)
+static void sb_num(struct fw_buf *b, uint64_t v, int width, bool padded)
 {
 	char tmp[32];
 	int n = padded ? snprintf(tmp, sizeof(tmp), "%0*" PRIu64, width, v)
 		       : snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
 
-	sb_put(b, tmp, (size_t)n);
+	fw_buf_append(b, tmp, (size_t)n);
+}
+
+/*
+ * End a family of names: its last run [run_lo, pp->num] (if longer than
+ * one name; the first name of a bracket-less family was written in full,
+ * so its number is replaced by "[run_lo") and the closing bracket.
+ */
+static void finish_family(struct fw_buf *b, const struct name_parts *pf,
+			  const struct name_parts *pp, uint64_t run_lo,
+			  bool open)
+{
+	if (pp->width && pp->num != run_lo) {
+		if (!open) {
+			b->len -= (size_t)pf->width;
+			fw_buf_append(b, "[", 1);
+			sb_num(b, run_lo, pf->width, pf->padded);
+			open = true;
+		}
+		fw_buf_append(b, "-", 1);
+		sb_num(b, pp->num, pp->width, pf->padded);
+	}
+	if (open)
+		fw_buf_append(b, "]", 1);
 }
 
 /*
@@ -407,14 +415,14 @@ static void sb_num(struct sbuf *b, uint64_t v, int width, bool padded)
 char *fw_cluster_hostlist(const struct fw_cluster *c,
 			  const struct fw_bitset *nodes)
 {
-	struct sbuf b = { 0 };
+	struct fw_buf b = { 0 };
 	const char *first = NULL, *prev = NULL;
 	struct name_parts pf = { 0 }, pp = { 0 };
 	uint64_t run_lo = 0;
 	bool open = false;	/* a bracket is open for first's family */
 	int64_t i;
 
-	sb_put(&b, "", 0);
+	fw_buf_append(&b, "", 0);
 	FW_BITSET_FOREACH(nodes, i) {
 		const char *name;
 		struct name_parts pn;
@@ -433,15 +441,15 @@ char *fw_cluster_hostlist(const struct fw_cluster *c,
 			if (!open) {
 				/* turn "n1" into "n[1" */
 				b.len -= (size_t)pf.width;
-				sb_put(&b, "[", 1);
+				fw_buf_append(&b, "[", 1);
 				sb_num(&b, run_lo, pf.width, pf.padded);
 				open = true;
 			}
 			if (pp.num != run_lo) {
-				sb_put(&b, "-", 1);
+				fw_buf_append(&b, "-", 1);
 				sb_num(&b, pp.num, pp.width, pf.padded);
 			}
-			sb_put(&b, ",", 1);
+			fw_buf_append(&b, ",", 1);
 			sb_num(&b, pn.num, pn.width, pf.padded);
 			run_lo = pn.num;
 			prev = name;
@@ -449,37 +457,17 @@ char *fw_cluster_hostlist(const struct fw_cluster *c,
 			continue;
 		}
 		/* a new family: finish the previous one */
-		if (prev && pp.width && pp.num != run_lo) {
-			if (!open) {
-				b.len -= (size_t)pf.width;
-				sb_put(&b, "[", 1);
-				sb_num(&b, run_lo, pf.width, pf.padded);
-				open = true;
-			}
-			sb_put(&b, "-", 1);
-			sb_num(&b, pp.num, pp.width, pf.padded);
+		if (prev) {
+			finish_family(&b, &pf, &pp, run_lo, open);
+			fw_buf_append(&b, ",", 1);
 		}
-		if (open)
-			sb_put(&b, "]", 1);
-		if (prev)
-			sb_put(&b, ",", 1);
-		sb_put(&b, name, strlen(name));
+		fw_buf_append(&b, name, strlen(name));
 		first = prev = name;
 		pf = pp = pn;
 		run_lo = pn.num;
 		open = false;
 	}
-	if (prev && pp.width && pp.num != run_lo) {
-		if (!open) {
-			b.len -= (size_t)pf.width;
-			sb_put(&b, "[", 1);
-			sb_num(&b, run_lo, pf.width, pf.padded);
-			open = true;
-		}
-		sb_put(&b, "-", 1);
-		sb_num(&b, pp.num, pp.width, pf.padded);
-	}
-	if (open)
-		sb_put(&b, "]", 1);
+	if (prev)
+		finish_family(&b, &pf, &pp, run_lo, open);
 	return b.s;
 }
