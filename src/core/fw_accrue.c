@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,46 +392,19 @@ static uint64_t fnv1a(const char *s, size_t n)
 	return h;
 }
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) FW_PRINTF(2, 3);
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (b->len + (size_t)n + 1 > b->cap) {
-		b->cap = (b->len + (size_t)n + 1) * 2;
-		b->s = fw_xrealloc(b->s, b->cap);
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
 char *fw_accrue_save(const struct fw_accrue *l, size_t *len)
 {
-	struct sbuf b = { 0 };
+	struct fw_buf b = { 0 };
 
-	sb_printf(&b, "%s\nlast %" PRId64 " jobs %zu\n", MAGIC, (int64_t)l->last, l->n);
+	fw_buf_printf(&b, "%s\nlast %" PRId64 " jobs %zu\n", MAGIC, (int64_t)l->last, l->n);
 	for (size_t i = 0; i < l->cap; i++) {
 		const struct entry *e = &l->tab[i];
 
 		if (e->used)
-			sb_printf(&b, "%" PRIu32 " %" PRId64 " %d\n", e->job_id,
+			fw_buf_printf(&b, "%" PRIu32 " %" PRId64 " %d\n", e->job_id,
 				  (int64_t)e->accrued, e->accruing ? 1 : 0);
 	}
-	sb_printf(&b, "end %016" PRIx64 "\n", fnv1a(b.s, b.len));
+	fw_buf_printf(&b, "end %016" PRIx64 "\n", fnv1a(b.s, b.len));
 	if (len)
 		*len = b.len;
 	return b.s;

@@ -789,13 +789,43 @@ uint64_t fw_state_hash(const char *s, size_t n)
 	return h;
 }
 
+/* Room for need more bytes and the NUL; doubles, so appends are amortised O(1). */
+static void fw_buf_reserve(struct fw_buf *b, size_t need)
+{
+	if (b->len + need + 1 <= b->cap)
+		return;
+	while (b->len + need + 1 > b->cap)
+		b->cap = b->cap ? b->cap * 2 : 256;
+	b->s = fw_xrealloc(b->s, b->cap);
+}
+
 void fw_buf_append(struct fw_buf *b, const char *s, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = fw_xrealloc(b->s, b->cap);
-	}
+	fw_buf_reserve(b, n);
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
+}
+
+void fw_buf_printf(struct fw_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	/* try in the free space first; grow and retry only if it is short */
+	fw_buf_reserve(b, 64);
+	va_start(ap, fmt);
+	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->s[b->len] = '\0';
+		return;
+	}
+	if ((size_t)n >= b->cap - b->len) {
+		fw_buf_reserve(b, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
 }

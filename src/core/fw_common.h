@@ -61,6 +61,8 @@ struct fw_buf {
 
 /* Append n bytes (s may be "" with n 0 to get an empty string). */
 void fw_buf_append(struct fw_buf *b, const char *s, size_t n);
+/* Append printf-formatted text. */
+void fw_buf_printf(struct fw_buf *b, const char *fmt, ...) FW_PRINTF(2, 3);
 
 /*
  * splitmix64: a small deterministic pseudo-random generator, the same on

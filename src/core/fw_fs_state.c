@@ -34,45 +34,9 @@
 
 /* ------------------------------------------------------------ out buffer */
 
-struct obuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void ob_grow(struct obuf *b, size_t need)
+static void ob_putc(struct fw_buf *b, char c)
 {
-	if (b->len + need + 1 <= b->cap)
-		return;
-	while (b->len + need + 1 > b->cap)
-		b->cap = b->cap ? b->cap * 2 : 4096;
-	b->s = fw_xrealloc(b->s, b->cap);
-}
-
-static void ob_printf(struct obuf *b, const char *fmt, ...) FW_PRINTF(2, 3);
-static void ob_printf(struct obuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	/* try in the free space first; grow and retry only if it is short */
-	ob_grow(b, 64);
-	va_start(ap, fmt);
-	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	if ((size_t)n >= b->cap - b->len) {
-		ob_grow(b, (size_t)n);
-		va_start(ap, fmt);
-		vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-	}
-	b->len += (size_t)n;
-}
-
-static void ob_putc(struct obuf *b, char c)
-{
-	ob_grow(b, 1);
-	b->s[b->len++] = c;
-	b->s[b->len] = '\0';
+	fw_buf_append(b, &c, 1);
 }
 
 static bool plain_char(unsigned char c)
@@ -81,7 +45,7 @@ static bool plain_char(unsigned char c)
 	       c == ':' || c == '-';
 }
 
-static void ob_escaped(struct obuf *b, const char *s)
+static void ob_escaped(struct fw_buf *b, const char *s)
 {
 	static const char hexd[] = "0123456789ABCDEF";
 
@@ -99,7 +63,7 @@ static void ob_escaped(struct obuf *b, const char *s)
 }
 
 /* Account path of an account node: root/a/b (escaped components). */
-static void ob_path(struct obuf *b, const struct fw_fs_tree *t, int acct)
+static void ob_path(struct fw_buf *b, const struct fw_fs_tree *t, int acct)
 {
 	if (t->node[acct].parent >= 0) {
 		ob_path(b, t, t->node[acct].parent);
@@ -108,51 +72,51 @@ static void ob_path(struct obuf *b, const struct fw_fs_tree *t, int acct)
 	ob_escaped(b, t->node[acct].name);
 }
 
-static void ob_time(struct obuf *b, fw_time_t t)
+static void ob_time(struct fw_buf *b, fw_time_t t)
 {
 	if (t == FW_FS_NO_TIME)
-		ob_printf(b, " -");
+		fw_buf_printf(b, " -");
 	else
-		ob_printf(b, " %" PRId64, t);
+		fw_buf_printf(b, " %" PRId64, t);
 }
 
 char *fw_fs_state_save(const struct fw_fs_tree *t, size_t *len)
 {
-	struct obuf b = { 0 };
+	struct fw_buf b = { 0 };
 	bool window = t->decay == FW_FS_DECAY_WINDOW;
 
-	ob_printf(&b, "%s %d\n", STATE_MAGIC, STATE_VERSION);
-	ob_printf(&b, "clock %d %" PRId64 "\n", t->started ? 1 : 0,
+	fw_buf_printf(&b, "%s %d\n", STATE_MAGIC, STATE_VERSION);
+	fw_buf_printf(&b, "clock %d %" PRId64 "\n", t->started ? 1 : 0,
 		  t->started ? t->clock : 0);
-	ob_printf(&b, "reset");
+	fw_buf_printf(&b, "reset");
 	ob_time(&b, t->reset_anchor);
 	ob_time(&b, t->zeroed_at);
-	ob_printf(&b, "\n");
+	fw_buf_printf(&b, "\n");
 	if (window)
-		ob_printf(&b, "decay window %" PRId64 " %u %.17g %" PRId64 "\n",
+		fw_buf_printf(&b, "decay window %" PRId64 " %u %.17g %" PRId64 "\n",
 			  t->window_sec, t->window_count, t->window_factor,
 			  t->cur_window);
 	else
-		ob_printf(&b, "decay halflife %" PRId64 "\n", t->halflife);
+		fw_buf_printf(&b, "decay halflife %" PRId64 "\n", t->halflife);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct fw_fs_node *x = &t->node[i];
 
-		ob_printf(&b, "node %c ", x->is_user ? 'U' : 'A');
+		fw_buf_printf(&b, "node %c ", x->is_user ? 'U' : 'A');
 		ob_path(&b, t, x->is_user ? x->parent : (int)i);
 		if (x->is_user) {
 			ob_putc(&b, ' ');
 			ob_escaped(&b, x->name);
 		}
-		ob_printf(&b, " %.17g", x->usage);
+		fw_buf_printf(&b, " %.17g", x->usage);
 		if (window)
 			for (uint32_t k = 0; k < t->window_count; k++)
-				ob_printf(&b, " %.17g",
+				fw_buf_printf(&b, " %.17g",
 					  t->bins[i * t->window_count +
 						  fw_fs_slot(t, t->cur_window - (int64_t)k)]);
 		ob_putc(&b, '\n');
 	}
-	ob_printf(&b, "end %zu\n", t->n);
-	ob_printf(&b, "checksum %016" PRIx64 "\n", fw_state_hash(b.s, b.len));
+	fw_buf_printf(&b, "end %zu\n", t->n);
+	fw_buf_printf(&b, "checksum %016" PRIx64 "\n", fw_state_hash(b.s, b.len));
 	*len = b.len;
 	return b.s;
 }
