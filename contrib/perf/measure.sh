@@ -127,8 +127,10 @@ sample_latency() {
 
 # One line per finished backfill cycle (sdiag every 2 s): time since the
 # queue was released, cycle count, last cycle (us), depth, depth tried.
+# For sched/fairway also `fairway stats`' breakdown of that pass
+# (cycles-passes.txt).
 watch_cycles() {
-  local until=$1 t_up=$2 f=$3 seen=0 v
+  local until=$1 t_up=$2 f=$3 sched=$4 seen=0 v
   echo "# s cycles last_us depth depth_try" > "$f"
   while [ "$(date +%s)" -lt "$until" ]; do
     sleep 2
@@ -138,6 +140,9 @@ watch_cycles() {
     if [ "$1" != "$seen" ]; then
       seen=$1
       echo "$(( $(date +%s) - t_up )) $v" >> "$f"
+      # sched/fairway: where that pass's time went (fairway(1) stats)
+      [ "$sched" = fairway ] &&
+        "$top/src/cli/fairway" stats 2>/dev/null | sed -n "s/^last backfill pass: /$(( $(date +%s) - t_up )) /p" >> "${f%.txt}-passes.txt"
     fi
   done
   rm -f "$f.sdiag"
@@ -216,7 +221,7 @@ run_one() {
     perf record -g -F 499 -p "$ctld" -o "$rdir/perf.data" > "$rdir/perf.log" 2>&1 &
     perf_pid=$!
   fi
-  watch_cycles "$until" "$t_up" "$rdir/cycles.txt" &
+  watch_cycles "$until" "$t_up" "$rdir/cycles.txt" "$s" &
   watch_pid=$!
   sample_latency "$until" "$rdir/latency.txt" &
   sampler_pid=$!

@@ -6,6 +6,8 @@
  *                                   blocks it
  *   fairway [--tcp] priority JOBID  every priority factor of the job
  *   fairway [--tcp] plan JOBID      planned start, nodes and blocker only
+ *   fairway [--tcp] stats           sched/fairway's pass counts and where
+ *                                   the last backfill pass's time went
  *
  * On the controller host the plugins answer on abstract Unix sockets (the
  * kernel tells them the caller's uid).  From any other host - a login node -
@@ -44,9 +46,11 @@ struct target {
 static void usage(FILE *f)
 {
 	fputs("usage: fairway [--tcp] explain|priority|plan JOBID\n"
+	      "       fairway [--tcp] stats\n"
 	      "  explain   priority breakdown and plan (start time, nodes, blocker)\n"
 	      "  priority  every priority factor of the job\n"
 	      "  plan      planned start time, nodes, and what blocks the job\n"
+	      "  stats     sched/fairway's passes and where the last backfill pass's time went\n"
 	      "  --tcp     ask over the network (FairwayPort) even on the controller host\n",
 	      f);
 }
@@ -401,19 +405,20 @@ int main(int argc, char **argv)
 		t.tcp_only = 1;
 		a++;
 	}
-	if (argc - a != 2) {
+	cmd = a < argc ? argv[a] : "";
+	if (!strcmp(cmd, "stats") ? argc - a != 1 :
+	    argc - a != 2 || (strcmp(cmd, "explain") && strcmp(cmd, "priority") &&
+			      strcmp(cmd, "plan"))) {
 		usage(stderr);
 		return 2;
 	}
-	cmd = argv[a];
-	if (strcmp(cmd, "explain") && strcmp(cmd, "priority") && strcmp(cmd, "plan")) {
-		usage(stderr);
-		return 2;
-	}
-	id = strtoul(argv[a + 1], &end, 10);
-	if (*end || !id || id > UINT32_MAX) {
-		fprintf(stderr, "fairway: bad job id '%s'\n", argv[a + 1]);
-		return 2;
+	id = 0;
+	if (strcmp(cmd, "stats")) {
+		id = strtoul(argv[a + 1], &end, 10);
+		if (*end || !id || id > UINT32_MAX) {
+			fprintf(stderr, "fairway: bad job id '%s'\n", argv[a + 1]);
+			return 2;
+		}
 	}
 	if ((port = fairway_port()) < 0)
 		return 1;
@@ -429,6 +434,8 @@ int main(int argc, char **argv)
 	t.port = (unsigned)port;
 	if (fw_authinfo_munge_socket(conf->authinfo, sock, sizeof(sock)))
 		t.munge_socket = sock;
+	if (!strcmp(cmd, "stats"))
+		rc |= ask(&t, "sched", "stats");
 	if (!strcmp(cmd, "explain") || !strcmp(cmd, "priority")) {
 		snprintf(req, sizeof(req), "priority %lu", id);
 		rc |= ask(&t, "prio", req);

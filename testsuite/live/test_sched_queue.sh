@@ -58,6 +58,33 @@ check "cycle times are plausible (0 < last <= max, 0 < mean <= max)" \
   test "$last" -gt 0 -a "$last" -le "$max" -a "$mean" -gt 0 -a "$mean" -le "$max"
 when=$(sdiag | sed -n 's/.*Last cycle when: .*(\([0-9]*\)).*/\1/p')
 check "last cycle was within the last 5 s (bf_interval=1)" near "$when" "$(date +%s)" 5
+# `fairway stats` breaks the last backfill pass down: read it and sdiag
+# between two passes (the pass count must not move while we read).
+stats_and_sdiag() {
+  local a b
+  for _ in 1 2 3 4 5; do
+    a=$(fairway_cmd stats); s_last=$(sdiag_bf "Last cycle"); b=$(fairway_cmd stats)
+    [ "$a" = "$b" ] && { stats=$a; return 0; }
+  done
+  return 1
+}
+check "fairway stats read between two passes" stats_and_sdiag
+echo "$stats" | sed 's/^/    /'
+# tenths of a millisecond, rounded (integers for near())
+tenths() { awk -v x="$1" 'BEGIN {printf "%d", x * 10 + 0.5}'; }
+st_last=$(echo "$stats" | sed -n 's/^backfill passes [0-9]* (last \([0-9.]*\) ms.*/\1/p')
+st_jobs=$(echo "$stats" | sed -n 's/^last backfill pass: \([0-9]*\) jobs.*/\1/p')
+st_held=$(echo "$stats" | sed -n 's/.* jobs, \([0-9.]*\) ms holding.*/\1/p')
+st_wait=$(echo "$stats" | sed -n 's/.*, waited \([0-9.]*\) ms to get them back.*/\1/p')
+st_sum=$(echo "$stats" | sed -n 's/.*holding the locks (\(.*\)); .*/\1/p' |
+  tr ',' '\n' | awk '{s += $2} END {printf "%.2f", s}')
+check_eq "fairway stats: the last pass saw the 3 waiting jobs" 3 "$st_jobs"
+check "fairway stats' last backfill time is sdiag's Last cycle ($st_last ms, $s_last us)" \
+  near "$(tenths "$st_last")" "$((s_last / 100))" 1
+check "the phases add up to the time holding the locks ($st_sum vs $st_held ms)" \
+  near "$(tenths "$st_sum")" "$(tenths "$st_held")" 8
+check "held + waited for the locks = the cycle ($st_held + $st_wait vs $st_last ms)" \
+  near "$(tenths "$(awk -v a="$st_held" -v b="$st_wait" 'BEGIN {print a + b}')")" "$(tenths "$st_last")" 20
 check "Q1 counts a bypass by S" bash -c \
   "\"$FW_BUILD/src/cli/fairway\" plan $q1 | grep -q 'Bypassed by lower-priority jobs: 1 time$'"
 drain

@@ -289,15 +289,19 @@ static char *handle_request(uid_t uid, const char *req)
 	char *reply;
 
 	if (!strcmp(req, "stats")) {
-		char buf[512];
+		char buf[1024], *times;
 
 		pthread_mutex_lock(&sf.mu);
+		times = sf_times_text(&sf.last_bf_times);
 		snprintf(buf, sizeof(buf),
 			 "main passes %" PRIu64 " (last %.2f ms, %" PRIu64 " jobs started)\n"
-			 "backfill passes %" PRIu64 " (last %.2f ms, max %.2f ms, %" PRIu64 " jobs started)\n",
+			 "backfill passes %" PRIu64 " (last %.2f ms, max %.2f ms, %" PRIu64 " jobs started)\n"
+			 "last backfill pass: %s\n",
 			 sf.passes_main, sf.last_main_ms, sf.started_main,
-			 sf.passes_bf, sf.last_bf_ms, sf.max_bf_ms, sf.started_bf);
+			 sf.passes_bf, sf.last_bf_ms, sf.max_bf_ms, sf.started_bf,
+			 times ? times : "-");
 		pthread_mutex_unlock(&sf.mu);
+		free(times);
 		return strdup(buf);
 	}
 	if (sscanf(req, "plan %lu", &id) != 1)

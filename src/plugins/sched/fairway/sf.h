@@ -40,6 +40,21 @@ struct sf_jobinfo {
 	char *partition;          /* malloc'd */
 };
 
+/* Where one pass's time went, in microseconds (`fairway stats`, and the
+ * pass's log line with DebugFlags=Backfill). */
+struct sf_pass_times {
+	int64_t setup;      /* cluster view: nodes, running jobs, reservations */
+	int64_t queue;      /* build_job_queue() and the planner's copies */
+	int64_t checks;     /* Slurm's per-job checks (limits, arrays, QOS) */
+	int64_t plan;       /* the core planner's decisions */
+	int64_t starts;     /* select_nodes() and launching */
+	int64_t apply;      /* reasons, StartTime/SchedNodeList, plan table */
+	int64_t finish;     /* bypass counts, stale estimates */
+	int64_t slept;      /* locks released (yields) */
+	int64_t lock_wait;  /* waiting to get the locks back after a yield */
+	uint32_t yields, jobs;
+};
+
 struct sf {
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
@@ -65,6 +80,7 @@ struct sf {
 	/* statistics (also pushed into sdiag's backfill block) */
 	uint64_t passes_main, passes_bf, started_main, started_bf;
 	double last_bf_ms, max_bf_ms, last_main_ms;
+	struct sf_pass_times last_bf_times;
 	time_t last_state_save;
 };
 
@@ -79,6 +95,7 @@ bool sf_bitcopy_selftest(void);
 /* sf_pass.c */
 enum sf_pass_kind { SF_PASS_MAIN, SF_PASS_BACKFILL };
 int sf_run_pass(enum sf_pass_kind kind);
+char *sf_times_text(const struct sf_pass_times *t);
 
 /* sf_table.c */
 struct sf_jobinfo *sf_tab_get(uint32_t job_id, bool create);

@@ -78,6 +78,8 @@ struct idset {
 
 struct pass {
 	enum sf_pass_kind kind;
+	struct timespec mark;          /* end of the last charged phase */
+	struct sf_pass_times t;        /* where the pass's time went */
 	time_t now;
 	struct fw_plan *plan;
 	struct qentry *q;
@@ -88,13 +90,11 @@ struct pass {
 	struct resv_map *resv;
 	size_t nresv;
 	struct timespec t_start, t_locked;
-	uint64_t sleep_us;
 	int started, backfilled, tested;
 	job_record_t *reject_array;    /* array already found not runnable */
 	part_record_t *reject_array_part;
 	time_t saved_job, saved_node, saved_part, saved_resv, saved_conf;
 	bool abandoned;
-	uint32_t yields;               /* lock yields so far in this pass */
 	bool jobs_touched;             /* others updated jobs during a yield */
 	struct feat_memo *feat;        /* nodes lacking each feature request */
 	size_t nfeat;
@@ -110,6 +110,17 @@ static int64_t us_between(const struct timespec *a, const struct timespec *b)
 {
 	return (int64_t)(b->tv_sec - a->tv_sec) * 1000000 +
 	       (b->tv_nsec - a->tv_nsec) / 1000;
+}
+
+/* Charge the time since the last phase ended to *bucket (microseconds):
+ * one clock read per phase boundary, a few per job. */
+static void charge(struct pass *p, int64_t *bucket)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	*bucket += us_between(&p->mark, &now);
+	p->mark = now;
 }
 
 /* --------------------------------------------------------- the timeline */
@@ -826,12 +837,13 @@ static char *planned_names(const struct fw_plan_decision *d)
 	return fw_cluster_hostlist(sf.cluster, d->nodes);
 }
 
+/* Remember the decision for `fairway plan`; takes nodes (malloc'd, the
+ * planned nodes' names or NULL). */
 static void record_decision(struct pass *p, job_record_t *job,
 			    const struct qentry *e,
-			    const struct fw_plan_decision *d)
+			    const struct fw_plan_decision *d, char *nodes)
 {
 	struct sf_jobinfo *t;
-	char *nodes = planned_names(d);
 
 	if (d->seq >= p->seq_cap) {
 		size_t cap = (d->seq + 1) * 2;
@@ -879,10 +891,9 @@ static void record_decision(struct pass *p, job_record_t *job,
  * first estimate of the pass replaces the previous pass's; a later one
  * (further tasks of an array) only moves it earlier. */
 static void set_estimate(struct pass *p, job_record_t *job,
-			 const struct fw_plan_decision *d)
+			 const struct fw_plan_decision *d, const char *nodes)
 {
 	time_t start;
-	char *nodes;
 
 	if (p->kind != SF_PASS_BACKFILL ||
 	    (d->kind != FW_PLAN_RESERVED && d->kind != FW_PLAN_ESTIMATED))
@@ -891,17 +902,26 @@ static void set_estimate(struct pass *p, job_record_t *job,
 	if (!idset_add(&p->estimated, job->job_id) && job->start_time &&
 	    job->start_time <= start)
 		return;
-	nodes = planned_names(d);
-	if (job->start_time == start && !xstrcmp(job->sched_nodes, nodes)) {
-		free(nodes);
+	if (job->start_time == start && !xstrcmp(job->sched_nodes, nodes))
 		return;
-	}
 	job->start_time = start;
 	xfree(job->sched_nodes);
 	if (nodes)
 		job->sched_nodes = xstrdup(nodes);
-	free(nodes);
 	last_job_update = p->now;
+}
+
+/* A job that waits: its reason, StartTime/SchedNodeList and plan record
+ * (the planned nodes' names are formatted once for both). */
+static void apply_wait(struct pass *p, job_record_t *job,
+		       const struct qentry *e, const struct fw_plan_decision *d,
+		       enum fw_plan_reason reason)
+{
+	char *nodes = planned_names(d);
+
+	set_wait_reason(p, job, reason);
+	set_estimate(p, job, d, nodes);
+	record_decision(p, job, e, d, nodes);
 }
 
 static void actual_nodes(job_record_t *job, struct fw_bitset *out)
@@ -934,15 +954,19 @@ static bool decide_record(struct pass *p, struct qentry *e,
 	job_record_t *job;
 	bool array_head;
 
-	if (!runnable(p, e, &job)) {
-		xfree(e->rec);
-		return true;
-	}
+	bool ok = runnable(p, e, &job);
+
 	xfree(e->rec);
+	charge(p, &p->t.checks);
+	if (!ok)
+		return true;
 	array_head = job->array_recs && job->array_task_id == NO_VAL;
 	e->fj.id = job->job_id;
 	for (;;) {
-		if (fw_plan_decide(p->plan, &e->fj, pass, &d, &err)) {
+		int bad = fw_plan_decide(p->plan, &e->fj, pass, &d, &err);
+
+		charge(p, &p->t.plan);
+		if (bad) {
 			debug("%s: %pJ not planned: %s", PLUGIN, job, err.msg);
 			return true;
 		}
@@ -955,12 +979,11 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			 * schedulers do it first, and so do we. */
 			if (license_job_test(job, p->now, true) != SLURM_SUCCESS) {
 				fw_plan_start_failed(p->plan, &d, &err);
-				set_wait_reason(p, job, FW_REASON_LICENSE);
-				set_estimate(p, job, &d);
-				record_decision(p, job, e, &d);
+				apply_wait(p, job, e, &d, FW_REASON_LICENSE);
 				return true;
 			}
 			rc = start_job(job, d.allowed, d.backfilled, &restricted);
+			charge(p, &p->t.starts);
 
 			if (rc == SLURM_SUCCESS) {
 				actual_nodes(job, tmp);
@@ -968,7 +991,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 				p->started++;
 				p->backfilled += d.backfilled;
 				p->reject_array = NULL;
-				record_decision(p, job, e, &d);
+				record_decision(p, job, e, &d, NULL);
 				if (array_head && job->array_task_id != NO_VAL) {
 					job_record_t *meta = find_job_record(job->array_job_id);
 
@@ -988,9 +1011,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			if (!restricted)
 				fail_bad_constraints(job, rc, p->now);
 		}
-		set_wait_reason(p, job, d.reason);
-		set_estimate(p, job, &d);
-		record_decision(p, job, e, &d);
+		apply_wait(p, job, e, &d, d.reason);
 		return !(d.kind == FW_PLAN_SKIPPED &&
 			 (d.reason == FW_REASON_BF_MAX_START ||
 			  d.reason == FW_REASON_BF_MAX_TEST));
@@ -1050,10 +1071,12 @@ static void yield_locks(struct pass *p, bool for_rpcs)
 		usleep((useconds_t)pc->bf_yield_sleep);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	p->sleep_us += (uint64_t)us_between(&a, &b);
+	p->t.slept += us_between(&a, &b);
 	lock_slurmctld(pass_locks);
 	clock_gettime(CLOCK_MONOTONIC, &p->t_locked);
-	p->yields++;
+	p->t.lock_wait += us_between(&b, &p->t_locked);
+	p->mark = p->t_locked;
+	p->t.yields++;
 	/* Our own updates were before save_stamps(): a newer stamp is some
 	 * RPC's (a job update, a submission, a job's end). */
 	if (last_job_update != p->saved_job)
@@ -1123,7 +1146,8 @@ static void update_stats(struct pass *p, const struct fw_plan_stats *st)
 
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	us = (uint64_t)us_between(&p->t_start, &end);
-	us = us > p->sleep_us ? us - p->sleep_us : 0;
+	us = us > (uint64_t)p->t.slept ? us - (uint64_t)p->t.slept : 0;
+	p->t.jobs = (uint32_t)p->n;
 	if (p->kind == SF_PASS_BACKFILL) {
 		diag_stats_t *s = &slurmctld_diag_stats;
 
@@ -1141,6 +1165,7 @@ static void update_stats(struct pass *p, const struct fw_plan_stats *st)
 		s->bf_table_size = (uint32_t)st->segments;
 		s->bf_table_size_sum += (uint32_t)st->segments;
 		sf.last_bf_ms = (double)us / 1000.0;
+		sf.last_bf_times = p->t;
 		if (sf.last_bf_ms > sf.max_bf_ms)
 			sf.max_bf_ms = sf.last_bf_ms;
 		sf.passes_bf++;
@@ -1159,6 +1184,35 @@ static void update_stats(struct pass *p, const struct fw_plan_stats *st)
 		sf.passes_main++;
 		sf.started_main += p->started;
 	}
+}
+
+/* One line: where a pass's time went (malloc'd). */
+char *sf_times_text(const struct sf_pass_times *t)
+{
+	char *out = malloc(400);
+	int64_t held = t->setup + t->queue + t->checks + t->plan + t->starts +
+		       t->apply + t->finish;
+
+	if (!out)
+		return NULL;
+	snprintf(out, 400,
+		 "%" PRIu32 " jobs, %.2f ms holding the locks (setup %.2f, queue %.2f, "
+		 "checks %.2f, plan %.2f, starts %.2f, apply %.2f, finish %.2f); "
+		 "%" PRIu32 " yields: released %.2f ms, waited %.2f ms to get them back",
+		 t->jobs, held / 1e3, t->setup / 1e3, t->queue / 1e3,
+		 t->checks / 1e3, t->plan / 1e3, t->starts / 1e3, t->apply / 1e3,
+		 t->finish / 1e3, t->yields, t->slept / 1e3, t->lock_wait / 1e3);
+	return out;
+}
+
+static void log_times(const struct pass *p)
+{
+	char *line = sf_times_text(&p->t);
+
+	info("%s: %s pass: %s", PLUGIN,
+	     p->kind == SF_PASS_BACKFILL ? "backfill" : "main",
+	     line ? line : "(no memory)");
+	free(line);
 }
 
 static void add_bypass(struct pass *p)
@@ -1213,14 +1267,16 @@ int sf_run_pass(enum sf_pass_kind kind)
 	struct fw_err err;
 	int started = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &p.t_start);
 	/* bf_active before the locks and cleared after them: slurmctld's
 	 * background thread holds check_bf_running_lock while it waits for
 	 * the job lock (to purge old jobs), so taking that mutex with the
 	 * slurmctld locks held would deadlock (sched/backfill's order). */
 	set_bf_active(1);
 	lock_slurmctld(pass_locks);
-	clock_gettime(CLOCK_MONOTONIC, &p.t_locked);
+	/* The cycle starts once the locks are held, as sched/backfill's does
+	 * (sdiag's cycle times stay comparable). */
+	clock_gettime(CLOCK_MONOTONIC, &p.t_start);
+	p.t_locked = p.mark = p.t_start;
 	p.now = time(NULL);
 	pthread_mutex_lock(&sf.mu);
 	if (!sf.conf || sf_cluster_refresh(&err)) {
@@ -1241,9 +1297,14 @@ int sf_run_pass(enum sf_pass_kind kind)
 	mark_unavailable_nodes(&p, tmp);
 	add_running_jobs(&p, tmp);
 	add_reservations(&p, tmp);
+	charge(&p, &p.t.setup);
 	build_queue(&p);
+	charge(&p, &p.t.queue);
 	for (size_t k = 0; k < p.n; k++) {
-		if (!decide_record(&p, &p.q[p.order[k]], tmp))
+		bool go_on = decide_record(&p, &p.q[p.order[k]], tmp);
+
+		charge(&p, &p.t.apply);
+		if (!go_on)
 			break;
 		if (over_max_time(&p)) {
 			info("%s: backfill pass stopped by bf_max_time after %zu of %zu jobs",
@@ -1270,8 +1331,11 @@ int sf_run_pass(enum sf_pass_kind kind)
 		sf_tab_prune_done();
 		pthread_mutex_unlock(&sf.tab_mu);
 	}
+	charge(&p, &p.t.finish);
 	fw_plan_get_stats(p.plan, &st);
 	update_stats(&p, &st);
+	if (slurm_conf.debug_flags & DEBUG_FLAG_BACKFILL)
+		log_times(&p);
 	started = p.started;
 	pthread_mutex_unlock(&sf.mu);
 	(void)bb_g_job_try_stage_in();
