@@ -40,7 +40,7 @@ struct sf_jobinfo {
 	char *partition;          /* malloc'd */
 };
 
-/* Where one pass's time went, in microseconds (`fairway stats`, and the
+/* Where one pass's time went, in nanoseconds (`fairway stats`, and the
  * pass's log line with DebugFlags=Backfill). */
 struct sf_pass_times {
 	int64_t setup;      /* cluster view: nodes, running jobs, reservations */
