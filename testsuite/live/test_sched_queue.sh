@@ -74,7 +74,7 @@ echo "$stats" | sed 's/^/    /'
 tenths() { awk -v x="$1" 'BEGIN {printf "%d", x * 10 + 0.5}'; }
 st_last=$(echo "$stats" | sed -n 's/^backfill passes [0-9]* (last \([0-9.]*\) ms.*/\1/p')
 st_jobs=$(echo "$stats" | sed -n 's/^last backfill pass: \([0-9]*\) jobs.*/\1/p')
-st_held=$(echo "$stats" | sed -n 's/.* jobs, \([0-9.]*\) ms holding.*/\1/p')
+st_held=$(echo "$stats" | sed -n 's/.*; \([0-9.]*\) ms holding.*/\1/p')
 st_wait=$(echo "$stats" | sed -n 's/.*, waited \([0-9.]*\) ms to get them back.*/\1/p')
 st_sum=$(echo "$stats" | sed -n 's/.*holding the locks (\(.*\)); .*/\1/p' |
   tr ',' '\n' | awk '{s += $2} END {printf "%.2f", s}')

@@ -43,6 +43,7 @@ struct sf_jobinfo {
 /* Where one pass's time went, in nanoseconds (`fairway stats`, and the
  * pass's log line with DebugFlags=Backfill). */
 struct sf_pass_times {
+	int64_t first_wait; /* for the locks before the pass (not its time) */
 	int64_t setup;      /* cluster view: nodes, running jobs, reservations */
 	int64_t queue;      /* build_job_queue() and the planner's copies */
 	int64_t checks;     /* Slurm's per-job checks (limits, arrays, QOS) */

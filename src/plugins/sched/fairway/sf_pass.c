@@ -1196,17 +1196,18 @@ static void update_stats(struct pass *p, const struct fw_plan_stats *st)
 /* One line: where a pass's time went (malloc'd). */
 char *sf_times_text(const struct sf_pass_times *t)
 {
-	char *out = malloc(400);
+	char *out = malloc(480);
 	int64_t held = t->setup + t->queue + t->checks + t->plan + t->starts +
 		       t->apply + t->finish;
 
 	if (!out)
 		return NULL;
-	snprintf(out, 400,
-		 "%" PRIu32 " jobs, %.2f ms holding the locks (setup %.2f, queue %.2f, "
+	snprintf(out, 480,
+		 "%" PRIu32 " jobs; locks taken after %.2f ms; "
+		 "%.2f ms holding the locks (setup %.2f, queue %.2f, "
 		 "checks %.2f, plan %.2f, starts %.2f, apply %.2f, finish %.2f); "
 		 "%" PRIu32 " yields: released %.2f ms, waited %.2f ms to get them back",
-		 t->jobs, held / 1e6, t->setup / 1e6, t->queue / 1e6,
+		 t->jobs, t->first_wait / 1e6, held / 1e6, t->setup / 1e6, t->queue / 1e6,
 		 t->checks / 1e6, t->plan / 1e6, t->starts / 1e6, t->apply / 1e6,
 		 t->finish / 1e6, t->yields, t->slept / 1e6, t->lock_wait / 1e6);
 	return out;
@@ -1269,6 +1270,7 @@ static void set_bf_active(uint32_t v)
 int sf_run_pass(enum sf_pass_kind kind)
 {
 	struct pass p = { .kind = kind };
+	struct timespec asked;
 	struct fw_bitset *tmp = NULL;
 	struct fw_plan_stats st;
 	struct fw_err err;
@@ -1279,10 +1281,13 @@ int sf_run_pass(enum sf_pass_kind kind)
 	 * the job lock (to purge old jobs), so taking that mutex with the
 	 * slurmctld locks held would deadlock (sched/backfill's order). */
 	set_bf_active(1);
+	clock_gettime(CLOCK_MONOTONIC, &asked);
 	lock_slurmctld(pass_locks);
 	/* The cycle starts once the locks are held, as sched/backfill's does
-	 * (sdiag's cycle times stay comparable). */
+	 * (sdiag's cycle times stay comparable); the wait before is shown
+	 * apart (other threads holding them: an squeue, a state save). */
 	clock_gettime(CLOCK_MONOTONIC, &p.t_start);
+	p.t.first_wait = ns_between(&asked, &p.t_start);
 	p.t_locked = p.mark = p.t_start;
 	p.now = time(NULL);
 	pthread_mutex_lock(&sf.mu);
