@@ -55,6 +55,11 @@ done
 mkdir -p "$out"
 log() { echo "[$(date +%T)] measure: $*" >&2; }
 die() { echo "measure: ERROR: $*" >&2; exit 1; }
+# One run per output directory: a second one would remove the first's
+# cluster directory (munge socket included) under its running daemons.
+# The daemons do not inherit the lock (9>&- where the cluster starts).
+exec 9> "$out/.lock"
+flock -n 9 || die "another measure.sh is using $out"
 
 fe=$(bash "$here/build-frontend.sh" | tail -n1)
 [ -d "$fe" ] || die "front-end build missing"
@@ -202,7 +207,7 @@ run_one() {
     sleep 1
   done
   log "$s: starting $nodes nodes (front-end) on port $port"
-  bash "$top/contrib/cluster-start.sh" --dir "$cdir" --name "perf$s" --port "$port" \
+  bash "$top/contrib/cluster-start.sh" 9>&- --dir "$cdir" --name "perf$s" --port "$port" \
     --nodes "$nodes" --plugins "$top/plugins" --frontend "$fe" --slurm-extra "$extra" \
     > "$rdir/cluster-start.log" 2>&1 || { tail -20 "$rdir/cluster-start.log" >&2; die "cluster did not start; see $cdir/log"; }
   # shellcheck disable=SC1091
