@@ -299,7 +299,7 @@ static char *handle_request(uid_t uid, const char *req)
 			 "last backfill pass: %s\n",
 			 sf.passes_main, sf.last_main_ms, sf.started_main,
 			 sf.passes_bf, sf.last_bf_ms, sf.max_bf_ms, sf.started_bf,
-			 times ? times : "-");
+			 times);
 		pthread_mutex_unlock(&sf.mu);
 		free(times);
 		return strdup(buf);

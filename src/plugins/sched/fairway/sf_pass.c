@@ -106,16 +106,15 @@ static slurmctld_lock_t pass_locks = {
 	.part = READ_LOCK, .fed = READ_LOCK,
 };
 
-static int64_t us_between(const struct timespec *a, const struct timespec *b)
-{
-	return (int64_t)(b->tv_sec - a->tv_sec) * 1000000 +
-	       (b->tv_nsec - a->tv_nsec) / 1000;
-}
-
 static int64_t ns_between(const struct timespec *a, const struct timespec *b)
 {
 	return (int64_t)(b->tv_sec - a->tv_sec) * 1000000000 +
 	       (b->tv_nsec - a->tv_nsec);
+}
+
+static int64_t us_between(const struct timespec *a, const struct timespec *b)
+{
+	return ns_between(a, b) / 1000;
 }
 
 /* Charge the time since the last phase ended to *bucket (nanoseconds: a
@@ -1152,8 +1151,9 @@ static void update_stats(struct pass *p, const struct fw_plan_stats *st)
 	uint64_t us;
 
 	clock_gettime(CLOCK_MONOTONIC, &end);
-	us = (uint64_t)us_between(&p->t_start, &end);
-	us = us > (uint64_t)p->t.slept / 1000 ? us - (uint64_t)p->t.slept / 1000 : 0;
+	/* as sched/backfill: the time since the locks were taken, sleeps
+	 * with them released excluded */
+	us = (uint64_t)MAX(ns_between(&p->t_start, &end) - p->t.slept, 0) / 1000;
 	p->t.jobs = (uint32_t)p->n;
 	if (p->kind == SF_PASS_BACKFILL) {
 		diag_stats_t *s = &slurmctld_diag_stats;
@@ -1193,16 +1193,14 @@ static void update_stats(struct pass *p, const struct fw_plan_stats *st)
 	}
 }
 
-/* One line: where a pass's time went (malloc'd). */
+/* One line: where a pass's time went (malloc'd; free()). */
 char *sf_times_text(const struct sf_pass_times *t)
 {
-	char *out = malloc(480);
+	struct fw_buf out = { 0 };
 	int64_t held = t->setup + t->queue + t->checks + t->plan + t->starts +
 		       t->apply + t->finish;
 
-	if (!out)
-		return NULL;
-	snprintf(out, 480,
+	fw_buf_printf(&out,
 		 "%" PRIu32 " jobs; locks taken after %.2f ms; "
 		 "%.2f ms holding the locks (setup %.2f, queue %.2f, "
 		 "checks %.2f, plan %.2f, starts %.2f, apply %.2f, finish %.2f); "
@@ -1210,7 +1208,7 @@ char *sf_times_text(const struct sf_pass_times *t)
 		 t->jobs, t->first_wait / 1e6, held / 1e6, t->setup / 1e6, t->queue / 1e6,
 		 t->checks / 1e6, t->plan / 1e6, t->starts / 1e6, t->apply / 1e6,
 		 t->finish / 1e6, t->yields, t->slept / 1e6, t->lock_wait / 1e6);
-	return out;
+	return out.s;
 }
 
 static void log_times(const struct pass *p)
@@ -1218,8 +1216,7 @@ static void log_times(const struct pass *p)
 	char *line = sf_times_text(&p->t);
 
 	info("%s: %s pass: %s", PLUGIN,
-	     p->kind == SF_PASS_BACKFILL ? "backfill" : "main",
-	     line ? line : "(no memory)");
+	     p->kind == SF_PASS_BACKFILL ? "backfill" : "main", line);
 	free(line);
 }
 
