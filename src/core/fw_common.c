@@ -829,3 +829,10 @@ void fw_buf_printf(struct fw_buf *b, const char *fmt, ...)
 	}
 	b->len += (size_t)n;
 }
+
+void fw_buf_free(struct fw_buf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}

@@ -53,7 +53,8 @@ void fw_err_locate(struct fw_err *err, const char *file, int line);
 /* "file:line: key=value: msg" (parts that are empty are left out). */
 const char *fw_err_str(const struct fw_err *err, char *buf, size_t len);
 
-/* A growable NUL-terminated string (zero-initialise; free(b.s)). */
+/* A growable NUL-terminated string (zero-initialise; free(b.s) or
+ * fw_buf_free()). */
 struct fw_buf {
 	char *s;
 	size_t len, cap;
@@ -63,6 +64,8 @@ struct fw_buf {
 void fw_buf_append(struct fw_buf *b, const char *s, size_t n);
 /* Append printf-formatted text. */
 void fw_buf_printf(struct fw_buf *b, const char *fmt, ...) FW_PRINTF(2, 3);
+/* Free the text and make the buffer empty again (reusable). */
+void fw_buf_free(struct fw_buf *b);
 
 /*
  * splitmix64: a small deterministic pseudo-random generator, the same on

@@ -884,7 +884,7 @@ static void explain_holders(struct sim_core *k, const struct fw_plan_decision *d
 				    : k->c->part[j->part].nnodes > 0);
 		if (!hit)
 			continue;
-		struct sim_buf nb = { 0 };
+		struct fw_buf nb = { 0 };
 		uint32_t nn = bitset_nodes(k, rc->alloc);
 		sim_hostlist_compress(k->c, k->nodes_tmp, nn, &nb);
 		if (running[i]->limit > 0)
@@ -895,7 +895,7 @@ static void explain_holders(struct sim_core *k, const struct fw_plan_decision *d
 		else
 			fprintf(out, "  job %u runs on %s without a time limit\n",
 				running[i]->tj->id, nb.s ? nb.s : "");
-		sim_buf_free(&nb);
+		fw_buf_free(&nb);
 		shown++;
 	}
 }
@@ -905,7 +905,7 @@ static void explain_plan(struct sim_core *k, const struct fw_plan_decision *d,
 			 size_t nr, FILE *out)
 {
 	char ts[32];
-	struct sim_buf b = { 0 };
+	struct fw_buf b = { 0 };
 	uint32_t nn = bitset_nodes(k, d->nodes);
 
 	sim_hostlist_compress(k->c, k->nodes_tmp, nn, &b);
@@ -931,7 +931,7 @@ static void explain_plan(struct sim_core *k, const struct fw_plan_decision *d,
 		fprintf(out, "\n");
 		explain_holders(k, d, j, running, nr, out);
 	}
-	sim_buf_free(&b);
+	fw_buf_free(&b);
 }
 
 int sim_core_explain(struct sim_core *k, fw_time_t now, struct sim_rjob *j,

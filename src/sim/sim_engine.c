@@ -339,12 +339,12 @@ static void explain(struct engine *e, struct fw_err *err)
 		fprintf(out, "%s since %s on ", j->state == SIM_R_RUNNING ? "running" : "done, started",
 			sim_fmt_time(j->out->start, ts, sizeof(ts)));
 		{
-			struct sim_buf b = { 0 };
+			struct fw_buf b = { 0 };
 			sim_hostlist_compress(e->c, j->out->node, j->out->nodes, &b);
 			fprintf(out, "%s (priority at start %u%s)\n", b.s ? b.s : "",
 				j->out->priority,
 				j->out->backfilled ? ", backfilled" : "");
-			sim_buf_free(&b);
+			fw_buf_free(&b);
 		}
 		return;
 	case SIM_R_PENDING:

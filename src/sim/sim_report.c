@@ -124,7 +124,7 @@ static bool same_prefix(const struct hname *a, const struct hname *b)
 }
 
 void sim_hostlist_compress(const struct sim_cluster *c, const uint32_t *idx,
-			   size_t n, struct sim_buf *b)
+			   size_t n, struct fw_buf *b)
 {
 	struct hname one[16];
 	struct hname *h = n <= 16 ? one : fw_xmalloc(n * sizeof(*h));
@@ -136,30 +136,30 @@ void sim_hostlist_compress(const struct sim_cluster *c, const uint32_t *idx,
 		size_t j = i + 1;
 
 		if (i)
-			sim_buf_putn(b, ",", 1);
+			fw_buf_append(b, ",", 1);
 		while (j < n && same_prefix(&h[i], &h[j]))
 			j++;
 		if (j == i + 1) { /* a lone name */
-			sim_buf_printf(b, "%s", h[i].s);
+			fw_buf_printf(b, "%s", h[i].s);
 			i = j;
 			continue;
 		}
-		sim_buf_printf(b, "%.*s[", (int)h[i].plen, h[i].s);
+		fw_buf_printf(b, "%.*s[", (int)h[i].plen, h[i].s);
 		for (size_t a = i; a < j;) {
 			size_t e = a;
 
 			while (e + 1 < j && h[e + 1].num == h[e].num + 1)
 				e++;
 			if (a > i)
-				sim_buf_putn(b, ",", 1);
-			sim_buf_printf(b, "%0*llu", h[a].width,
+				fw_buf_append(b, ",", 1);
+			fw_buf_printf(b, "%0*llu", h[a].width,
 				       (unsigned long long)h[a].num);
 			if (e > a)
-				sim_buf_printf(b, "-%0*llu", h[e].width,
+				fw_buf_printf(b, "-%0*llu", h[e].width,
 					       (unsigned long long)h[e].num);
 			a = e + 1;
 		}
-		sim_buf_putn(b, "]", 1);
+		fw_buf_append(b, "]", 1);
 		i = j;
 	}
 	if (h != one)
@@ -169,28 +169,28 @@ void sim_hostlist_compress(const struct sim_cluster *c, const uint32_t *idx,
 /* ---------------------------------------------------------------- CSV */
 
 /* A CSV field: quoted when it contains a delimiter, quote or newline. */
-static void csv_str(struct sim_buf *b, const char *s)
+static void csv_str(struct fw_buf *b, const char *s)
 {
 	if (!s)
 		return;
 	if (!strpbrk(s, ",\"\n\r")) {
-		sim_buf_printf(b, "%s", s);
+		fw_buf_printf(b, "%s", s);
 		return;
 	}
-	sim_buf_putn(b, "\"", 1);
+	fw_buf_append(b, "\"", 1);
 	for (; *s; s++) {
 		if (*s == '"')
-			sim_buf_putn(b, "\"", 1);
-		sim_buf_putn(b, s, 1);
+			fw_buf_append(b, "\"", 1);
+		fw_buf_append(b, s, 1);
 	}
-	sim_buf_putn(b, "\"", 1);
+	fw_buf_append(b, "\"", 1);
 }
 
-void sim_write_jobs_csv(const struct sim_result *r, struct sim_buf *b)
+void sim_write_jobs_csv(const struct sim_result *r, struct fw_buf *b)
 {
-	struct sim_buf nl = { 0 };
+	struct fw_buf nl = { 0 };
 
-	sim_buf_printf(b, "id,user,account,partition,qos,state,submit,eligible,start,end,"
+	fw_buf_printf(b, "id,user,account,partition,qos,state,submit,eligible,start,end,"
 			  "wait,run,nodes,node_list,cpus,priority,age,assoc,fairshare,"
 			  "jobsize,partition_prio,qos_prio,tres,site,nice,backfilled,"
 			  "bypass,killed,reason\n");
@@ -198,34 +198,34 @@ void sim_write_jobs_csv(const struct sim_result *r, struct sim_buf *b)
 		const struct sim_outjob *j = &r->job[i];
 		static const char *const st[] = { "done", "unfinished", "rejected" };
 
-		sim_buf_printf(b, "%u,", j->id);
+		fw_buf_printf(b, "%u,", j->id);
 		csv_str(b, j->user);
-		sim_buf_putn(b, ",", 1);
+		fw_buf_append(b, ",", 1);
 		csv_str(b, j->account);
-		sim_buf_putn(b, ",", 1);
+		fw_buf_append(b, ",", 1);
 		csv_str(b, j->partition);
-		sim_buf_putn(b, ",", 1);
+		fw_buf_append(b, ",", 1);
 		csv_str(b, j->qos);
-		sim_buf_printf(b, ",%s,%lld,%lld,", st[j->state],
+		fw_buf_printf(b, ",%s,%lld,%lld,", st[j->state],
 			       (long long)j->submit, (long long)j->eligible);
 		if (j->start >= 0)
-			sim_buf_printf(b, "%lld", (long long)j->start);
-		sim_buf_putn(b, ",", 1);
+			fw_buf_printf(b, "%lld", (long long)j->start);
+		fw_buf_append(b, ",", 1);
 		if (j->end >= 0)
-			sim_buf_printf(b, "%lld", (long long)j->end);
-		sim_buf_putn(b, ",", 1);
+			fw_buf_printf(b, "%lld", (long long)j->end);
+		fw_buf_append(b, ",", 1);
 		if (j->start >= 0)
-			sim_buf_printf(b, "%lld", (long long)(j->start - j->submit));
-		sim_buf_putn(b, ",", 1);
+			fw_buf_printf(b, "%lld", (long long)(j->start - j->submit));
+		fw_buf_append(b, ",", 1);
 		if (j->end >= 0)
-			sim_buf_printf(b, "%lld", (long long)(j->end - j->start));
-		sim_buf_printf(b, ",%u,", j->nodes);
+			fw_buf_printf(b, "%lld", (long long)(j->end - j->start));
+		fw_buf_printf(b, ",%u,", j->nodes);
 		nl.len = 0;
 		if (j->node && r->cluster) {
 			sim_hostlist_compress(r->cluster, j->node, j->nodes, &nl);
 			csv_str(b, nl.s);
 		}
-		sim_buf_printf(b, ",%u,%u,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d,%u,%d,",
+		fw_buf_printf(b, ",%u,%u,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d,%u,%d,",
 			       j->cpus, j->priority, (long long)j->cols.age,
 			       (long long)j->cols.assoc, (long long)j->cols.fairshare,
 			       (long long)j->cols.jobsize, (long long)j->cols.partition,
@@ -233,87 +233,87 @@ void sim_write_jobs_csv(const struct sim_result *r, struct sim_buf *b)
 			       (long long)j->cols.site, (long long)j->cols.nice,
 			       j->backfilled, j->bypass, j->killed);
 		csv_str(b, j->reason);
-		sim_buf_putn(b, "\n", 1);
+		fw_buf_append(b, "\n", 1);
 	}
-	sim_buf_free(&nl);
+	fw_buf_free(&nl);
 }
 
 /* --------------------------------------------------------------- JSON */
 
-static void json_str(struct sim_buf *b, const char *s)
+static void json_str(struct fw_buf *b, const char *s)
 {
-	sim_buf_putn(b, "\"", 1);
+	fw_buf_append(b, "\"", 1);
 	for (; s && *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
 		if (ch == '"' || ch == '\\')
-			sim_buf_printf(b, "\\%c", ch);
+			fw_buf_printf(b, "\\%c", ch);
 		else if (ch < 0x20)
-			sim_buf_printf(b, "\\u%04x", ch);
+			fw_buf_printf(b, "\\u%04x", ch);
 		else
-			sim_buf_putn(b, s, 1);
+			fw_buf_append(b, s, 1);
 	}
-	sim_buf_putn(b, "\"", 1);
+	fw_buf_append(b, "\"", 1);
 }
 
 /* A finite number (JSON has no NaN/inf). */
-static void json_num(struct sim_buf *b, double v)
+static void json_num(struct fw_buf *b, double v)
 {
-	sim_buf_printf(b, "%.10g", isfinite(v) ? v : 0.0);
+	fw_buf_printf(b, "%.10g", isfinite(v) ? v : 0.0);
 }
 
 void sim_write_summary_json(const struct sim_result *r,
-			    const struct sim_metrics *m, struct sim_buf *b)
+			    const struct sim_metrics *m, struct fw_buf *b)
 {
 	char t0[32], t1[32];
 
-	sim_buf_printf(b, "{\n  \"policy\": ");
+	fw_buf_printf(b, "{\n  \"policy\": ");
 	json_str(b, r->policy);
-	sim_buf_printf(b, ",\n  \"jobs\": %zu,\n  \"jobs_done\": %zu,\n"
+	fw_buf_printf(b, ",\n  \"jobs\": %zu,\n  \"jobs_done\": %zu,\n"
 			  "  \"jobs_unfinished\": %zu,\n  \"jobs_rejected\": %zu,\n",
 		       m->jobs, m->done, m->unfinished, m->rejected);
-	sim_buf_printf(b, "  \"jobs_backfilled\": %zu,\n  \"jobs_killed_at_limit\": %zu,\n",
+	fw_buf_printf(b, "  \"jobs_backfilled\": %zu,\n  \"jobs_killed_at_limit\": %zu,\n",
 		       m->backfilled, m->killed);
-	sim_buf_printf(b, "  \"nodes\": %zu,\n  \"cpus\": %llu,\n",
+	fw_buf_printf(b, "  \"nodes\": %zu,\n  \"cpus\": %llu,\n",
 		       r->cluster ? r->cluster->nnodes : 0,
 		       (unsigned long long)(r->cluster ? r->cluster->total_cpus : 0));
-	sim_buf_printf(b, "  \"utilisation\": ");
+	fw_buf_printf(b, "  \"utilisation\": ");
 	json_num(b, m->utilisation);
-	sim_buf_printf(b, ",\n  \"cpu_utilisation\": ");
+	fw_buf_printf(b, ",\n  \"cpu_utilisation\": ");
 	json_num(b, m->cpu_utilisation);
-	sim_buf_printf(b, ",\n  \"makespan_s\": %lld,\n  \"wait_mean_s\": ",
+	fw_buf_printf(b, ",\n  \"makespan_s\": %lld,\n  \"wait_mean_s\": ",
 		       (long long)m->makespan);
 	json_num(b, m->mean_wait);
-	sim_buf_printf(b, ",\n  \"wait_median_s\": ");
+	fw_buf_printf(b, ",\n  \"wait_median_s\": ");
 	json_num(b, m->median_wait);
-	sim_buf_printf(b, ",\n  \"wait_max_s\": %lld,\n  \"bounded_slowdown_tau_s\": %d,\n"
+	fw_buf_printf(b, ",\n  \"wait_max_s\": %lld,\n  \"bounded_slowdown_tau_s\": %d,\n"
 			  "  \"bounded_slowdown_mean\": ",
 		       (long long)m->max_wait, SIM_BSLD_TAU);
 	json_num(b, m->mean_bsld);
-	sim_buf_printf(b, ",\n  \"bounded_slowdown_max\": ");
+	fw_buf_printf(b, ",\n  \"bounded_slowdown_max\": ");
 	json_num(b, m->max_bsld);
-	sim_buf_printf(b, ",\n  \"accounts\": [");
+	fw_buf_printf(b, ",\n  \"accounts\": [");
 	for (size_t i = 0; i < r->nshares; i++) {
-		sim_buf_printf(b, "%s\n    {\"account\": ", i ? "," : "");
+		fw_buf_printf(b, "%s\n    {\"account\": ", i ? "," : "");
 		json_str(b, r->share[i].account);
-		sim_buf_printf(b, ", \"target_share\": ");
+		fw_buf_printf(b, ", \"target_share\": ");
 		json_num(b, r->share[i].target);
-		sim_buf_printf(b, ", \"usage_share\": ");
+		fw_buf_printf(b, ", \"usage_share\": ");
 		json_num(b, r->share[i].fraction);
-		sim_buf_printf(b, ", \"usage_cpu_s\": ");
+		fw_buf_printf(b, ", \"usage_cpu_s\": ");
 		json_num(b, r->share[i].usage);
-		sim_buf_printf(b, "}");
+		fw_buf_printf(b, "}");
 	}
-	sim_buf_printf(b, "%s],\n", r->nshares ? "\n  " : "");
-	sim_buf_printf(b, "  \"simulated_begin\": %lld,\n  \"simulated_end\": %lld,\n",
+	fw_buf_printf(b, "%s],\n", r->nshares ? "\n  " : "");
+	fw_buf_printf(b, "  \"simulated_begin\": %lld,\n  \"simulated_end\": %lld,\n",
 		       (long long)r->sim_begin, (long long)r->sim_end);
-	sim_buf_printf(b, "  \"simulated_begin_utc\": \"%s\",\n  \"simulated_end_utc\": \"%s\",\n",
+	fw_buf_printf(b, "  \"simulated_begin_utc\": \"%s\",\n  \"simulated_end_utc\": \"%s\",\n",
 		       sim_fmt_time(r->sim_begin, t0, sizeof(t0)),
 		       sim_fmt_time(r->sim_end, t1, sizeof(t1)));
-	sim_buf_printf(b, "  \"simulated_span_s\": %lld,\n  \"wall_time_s\": ",
+	fw_buf_printf(b, "  \"simulated_span_s\": %lld,\n  \"wall_time_s\": ",
 		       (long long)(r->sim_end - r->sim_begin));
 	json_num(b, r->wall_sec);
-	sim_buf_printf(b, ",\n  \"events\": %llu,\n  \"main_passes\": %llu,\n"
+	fw_buf_printf(b, ",\n  \"events\": %llu,\n  \"main_passes\": %llu,\n"
 			  "  \"backfill_passes\": %llu,\n  \"priority_passes\": %llu,\n"
 			  "  \"passes_skipped_nothing_fits\": %llu,\n",
 		       (unsigned long long)r->events,
@@ -321,7 +321,7 @@ void sim_write_summary_json(const struct sim_result *r,
 		       (unsigned long long)r->bf_passes,
 		       (unsigned long long)r->prio_passes,
 		       (unsigned long long)r->skipped_passes);
-	sim_buf_printf(b, "  \"trace_bad_lines_skipped\": %zu,\n"
+	fw_buf_printf(b, "  \"trace_bad_lines_skipped\": %zu,\n"
 			  "  \"trace_jobs_never_started\": %zu,\n"
 			  "  \"swf_partition_defaulted\": %zu\n}\n",
 		       r->trace_bad_lines, r->trace_not_started,
@@ -331,7 +331,7 @@ void sim_write_summary_json(const struct sim_result *r,
 /* ------------------------------------------------------------- files */
 
 static int write_one(const char *dir, const char *name,
-		     const struct sim_buf *b, struct fw_err *err)
+		     const struct fw_buf *b, struct fw_err *err)
 {
 	char path[4096];
 
@@ -343,7 +343,7 @@ int sim_write_outputs(const struct sim_result *r, const char *dir,
 		      struct fw_err *err)
 {
 	struct sim_metrics m;
-	struct sim_buf b = { 0 };
+	struct fw_buf b = { 0 };
 	int rc = 0;
 
 	/* never group/world-writable, whatever the umask */
@@ -373,6 +373,6 @@ int sim_write_outputs(const struct sim_result *r, const char *dir,
 		sim_svg_waits(r, &b);
 		rc = write_one(dir, "waits.svg", &b, err);
 	}
-	sim_buf_free(&b);
+	fw_buf_free(&b);
 	return rc;
 }

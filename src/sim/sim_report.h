@@ -100,16 +100,16 @@ double sim_bsld(int64_t wait, int64_t run);
  * hostlist expression.  Appends to b.
  */
 void sim_hostlist_compress(const struct sim_cluster *c, const uint32_t *idx,
-			   size_t n, struct sim_buf *b);
+			   size_t n, struct fw_buf *b);
 
-void sim_write_jobs_csv(const struct sim_result *r, struct sim_buf *b);
+void sim_write_jobs_csv(const struct sim_result *r, struct fw_buf *b);
 void sim_write_summary_json(const struct sim_result *r,
-			    const struct sim_metrics *m, struct sim_buf *b);
+			    const struct sim_metrics *m, struct fw_buf *b);
 
 /* SVG charts (sim_svg.c). */
-void sim_svg_gantt(const struct sim_result *r, struct sim_buf *b);
-void sim_svg_utilisation(const struct sim_result *r, struct sim_buf *b);
-void sim_svg_waits(const struct sim_result *r, struct sim_buf *b);
+void sim_svg_gantt(const struct sim_result *r, struct fw_buf *b);
+void sim_svg_utilisation(const struct sim_result *r, struct fw_buf *b);
+void sim_svg_waits(const struct sim_result *r, struct fw_buf *b);
 
 /*
  * Write jobs.csv, summary.json, gantt.svg, utilisation.svg and waits.svg

@@ -32,9 +32,9 @@ static const char *const palette[] = {
 
 /* -------------------------------------------------------------- helpers */
 
-static void svg_begin(struct sim_buf *b, int w, int h, const char *title)
+static void svg_begin(struct fw_buf *b, int w, int h, const char *title)
 {
-	sim_buf_printf(b,
+	fw_buf_printf(b,
 		       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		       "viewBox=\"0 0 %d %d\" font-family=\"Helvetica,Arial,sans-serif\" "
 		       "font-size=\"12\">\n"
@@ -44,21 +44,21 @@ static void svg_begin(struct sim_buf *b, int w, int h, const char *title)
 		       w, h, w, h, w / 2, title);
 }
 
-static void svg_end(struct sim_buf *b)
+static void svg_end(struct fw_buf *b)
 {
-	sim_buf_printf(b, "</svg>\n");
+	fw_buf_printf(b, "</svg>\n");
 }
 
 /* Text content: escape the XML specials. */
-static void svg_text(struct sim_buf *b, const char *s)
+static void svg_text(struct fw_buf *b, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
-		case '<': sim_buf_printf(b, "&lt;"); break;
-		case '>': sim_buf_printf(b, "&gt;"); break;
-		case '&': sim_buf_printf(b, "&amp;"); break;
-		case '"': sim_buf_printf(b, "&quot;"); break;
-		default: sim_buf_putn(b, s, 1);
+		case '<': fw_buf_printf(b, "&lt;"); break;
+		case '>': fw_buf_printf(b, "&gt;"); break;
+		case '&': fw_buf_printf(b, "&amp;"); break;
+		case '"': fw_buf_printf(b, "&quot;"); break;
+		default: fw_buf_append(b, s, 1);
 		}
 	}
 }
@@ -119,7 +119,7 @@ static void tick_label(int64_t rel, fw_time_t abs, int64_t span, char *buf,
 }
 
 /* Vertical grid lines and labels of a time axis under a plot. */
-static void time_axis(struct sim_buf *b, fw_time_t t0, fw_time_t t1, double x0,
+static void time_axis(struct fw_buf *b, fw_time_t t0, fw_time_t t1, double x0,
 		      double w, double ytop, double ybot)
 {
 	int64_t span = t1 - t0, step = tick_step(span, 12);
@@ -133,7 +133,7 @@ static void time_axis(struct sim_buf *b, fw_time_t t0, fw_time_t t1, double x0,
 		char lab[40];
 
 		tick_label(t - t0, t, span, lab, sizeof(lab));
-		sim_buf_printf(b,
+		fw_buf_printf(b,
 			       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 			       "stroke=\"#dddddd\"/>\n"
 			       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
@@ -179,7 +179,7 @@ static const char *acct_color(const struct acct_colors *ac, const char *a)
 
 /* ------------------------------------------------------------- Gantt */
 
-static void gantt_job(struct sim_buf *b, const struct sim_result *r,
+static void gantt_job(struct fw_buf *b, const struct sim_result *r,
 		      const struct sim_outjob *j, const char *color,
 		      fw_time_t t0, double x0, double sx, double y0, double rowh)
 {
@@ -196,17 +196,17 @@ static void gantt_job(struct sim_buf *b, const struct sim_result *r,
 			e++;
 		double y = y0 + (double)j->node[a] * rowh;
 		double h = (double)(e - a + 1) * rowh;
-		sim_buf_printf(b,
+		fw_buf_printf(b,
 			       "<g><title>job %u  user ",
 			       j->id);
 		svg_text(b, j->user);
-		sim_buf_printf(b, "  account ");
+		fw_buf_printf(b, "  account ");
 		svg_text(b, j->account);
-		sim_buf_printf(b, "\nstart %s  end %s  nodes %u%s</title>",
+		fw_buf_printf(b, "\nstart %s  end %s  nodes %u%s</title>",
 			       sim_fmt_time(j->start, ts, sizeof(ts)),
 			       sim_fmt_time(end, te, sizeof(te)), j->nodes,
 			       j->backfilled ? "  (backfilled)" : "");
-		sim_buf_printf(b,
+		fw_buf_printf(b,
 			       "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
 			       "fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"1\"%s/>",
 			       x, y + 1, w > 0.5 ? w : 0.5, h - 2, color,
@@ -214,32 +214,32 @@ static void gantt_job(struct sim_buf *b, const struct sim_result *r,
 		char id[16];
 		int len = snprintf(id, sizeof(id), "%u", j->id);
 		if (w > 7.0 * len + 6 && rowh >= 12)
-			sim_buf_printf(b,
+			fw_buf_printf(b,
 				       "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" "
 				       "dominant-baseline=\"central\" fill=\"#ffffff\">%s</text>",
 				       x + w / 2, y + h / 2, id);
-		sim_buf_printf(b, "</g>\n");
+		fw_buf_printf(b, "</g>\n");
 		a = e + 1;
 	}
 }
 
-static void gantt_legend(struct sim_buf *b, const struct acct_colors *ac,
+static void gantt_legend(struct fw_buf *b, const struct acct_colors *ac,
 			 double x0, double y)
 {
 	double x = x0;
 
 	for (size_t i = 0; i < ac->n && i < 24; i++) {
-		sim_buf_printf(b,
+		fw_buf_printf(b,
 			       "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			       "<text x=\"%.1f\" y=\"%.1f\">",
 			       x, y, palette[i % NPALETTE], x + 16, y + 10);
 		svg_text(b, ac->name[i][0] ? ac->name[i] : "(none)");
-		sim_buf_printf(b, "</text>\n");
+		fw_buf_printf(b, "</text>\n");
 		x += 24 + 7.0 * (double)strlen(ac->name[i][0] ? ac->name[i] : "(none)");
 	}
 }
 
-static void gantt_rows(const struct sim_result *r, struct sim_buf *b)
+static void gantt_rows(const struct sim_result *r, struct fw_buf *b)
 {
 	const struct sim_cluster *c = r->cluster;
 	fw_time_t t0, t1;
@@ -254,14 +254,14 @@ static void gantt_rows(const struct sim_result *r, struct sim_buf *b)
 	svg_begin(b, (int)(x0 + w + 30), H, "Nodes over time");
 	time_axis(b, t0, t1, x0, w, y0, y0 + ph);
 	for (size_t i = 0; i < c->nnodes; i++) {
-		sim_buf_printf(b,
+		fw_buf_printf(b,
 			       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
 			       "dominant-baseline=\"central\">",
 			       x0 - 6, y0 + rowh * ((double)i + 0.5));
 		svg_text(b, c->node[i].name);
-		sim_buf_printf(b, "</text>\n");
+		fw_buf_printf(b, "</text>\n");
 	}
-	sim_buf_printf(b,
+	fw_buf_printf(b,
 		       "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 		       "fill=\"none\" stroke=\"#888\"/>\n",
 		       x0, y0, w, ph);
@@ -273,7 +273,7 @@ static void gantt_rows(const struct sim_result *r, struct sim_buf *b)
 				  sx, y0, rowh);
 	}
 	gantt_legend(b, &ac, x0, y0 + ph + 32);
-	sim_buf_printf(b,
+	fw_buf_printf(b,
 		       "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\">dashed outline: "
 		       "backfilled</text>\n",
 		       x0 + w - 150, y0 + ph + 42);
@@ -307,7 +307,7 @@ static void heat_add(const struct sim_result *r, const struct sim_outjob *j,
 	}
 }
 
-static void gantt_heat(const struct sim_result *r, struct sim_buf *b)
+static void gantt_heat(const struct sim_result *r, struct fw_buf *b)
 {
 	const struct sim_cluster *c = r->cluster;
 	size_t groups = c->nnodes < SVG_GANTT_GROUPS ? c->nnodes : SVG_GANTT_GROUPS;
@@ -330,16 +330,16 @@ static void gantt_heat(const struct sim_result *r, struct sim_buf *b)
 		double cap = (double)(hi - lo) * binlen;
 		double y = y0 + rowh * (double)g;
 
-		sim_buf_printf(b,
+		fw_buf_printf(b,
 			       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
 			       "dominant-baseline=\"central\" font-size=\"10\">",
 			       x0 - 6, y + rowh / 2);
 		svg_text(b, c->node[lo].name);
 		if (hi - lo > 1) {
-			sim_buf_printf(b, " .. ");
+			fw_buf_printf(b, " .. ");
 			svg_text(b, c->node[hi - 1].name);
 		}
-		sim_buf_printf(b, "</text>\n");
+		fw_buf_printf(b, "</text>\n");
 		/* Merge neighbouring bins of the same shade into one rect. */
 		for (size_t bi = 0; bi < bins;) {
 			int level = (int)lround(20 * fmin(1, busy[g * bins + bi] / cap));
@@ -352,7 +352,7 @@ static void gantt_heat(const struct sim_result *r, struct sim_buf *b)
 				int rr = (int)lround(255 - f * (255 - 33));
 				int gg = (int)lround(255 - f * (255 - 102));
 				int bb = (int)lround(255 - f * (255 - 172));
-				sim_buf_printf(b,
+				fw_buf_printf(b,
 					       "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
 					       "height=\"%.2f\" fill=\"#%02x%02x%02x\"/>\n",
 					       x0 + w * (double)bi / (double)bins, y,
@@ -363,7 +363,7 @@ static void gantt_heat(const struct sim_result *r, struct sim_buf *b)
 		}
 	}
 	time_axis(b, t0, t1, x0, w, y0, y0 + ph);
-	sim_buf_printf(b,
+	fw_buf_printf(b,
 		       "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 		       "fill=\"none\" stroke=\"#888\"/>\n",
 		       x0, y0, w, ph);
@@ -371,13 +371,13 @@ static void gantt_heat(const struct sim_result *r, struct sim_buf *b)
 	double ly = y0 + ph + 34;
 	for (int k = 0; k <= 10; k++) {
 		double f = k / 10.0;
-		sim_buf_printf(b,
+		fw_buf_printf(b,
 			       "<rect x=\"%.1f\" y=\"%.1f\" width=\"20\" height=\"12\" "
 			       "fill=\"#%02x%02x%02x\" stroke=\"#ccc\"/>\n",
 			       x0 + 20 * k, ly, (int)lround(255 - f * 222),
 			       (int)lround(255 - f * 153), (int)lround(255 - f * 83));
 	}
-	sim_buf_printf(b,
+	fw_buf_printf(b,
 		       "<text x=\"%.1f\" y=\"%.1f\">0%%</text><text x=\"%.1f\" y=\"%.1f\">"
 		       "100%% of the group's nodes allocated</text>\n",
 		       x0 - 24, ly + 10, x0 + 226, ly + 10);
@@ -385,7 +385,7 @@ static void gantt_heat(const struct sim_result *r, struct sim_buf *b)
 	svg_end(b);
 }
 
-void sim_svg_gantt(const struct sim_result *r, struct sim_buf *b)
+void sim_svg_gantt(const struct sim_result *r, struct fw_buf *b)
 {
 	if (!r->cluster || r->cluster->nnodes == 0) {
 		svg_begin(b, 400, 60, "No nodes");
@@ -400,7 +400,7 @@ void sim_svg_gantt(const struct sim_result *r, struct sim_buf *b)
 
 /* ------------------------------------------------------- utilisation */
 
-void sim_svg_utilisation(const struct sim_result *r, struct sim_buf *b)
+void sim_svg_utilisation(const struct sim_result *r, struct fw_buf *b)
 {
 	fw_time_t t0, t1;
 	double x0 = 70, w = 900, y0 = 50, ph = 300;
@@ -430,33 +430,33 @@ void sim_svg_utilisation(const struct sim_result *r, struct sim_buf *b)
 	time_axis(b, t0, t1, x0, w, y0, y0 + ph);
 	for (int k = 0; k <= 4; k++) {
 		double y = y0 + ph - ph * k / 4.0;
-		sim_buf_printf(b,
+		fw_buf_printf(b,
 			       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 			       "stroke=\"#dddddd\"/><text x=\"%.1f\" y=\"%.1f\" "
 			       "text-anchor=\"end\" dominant-baseline=\"central\">%d%%</text>\n",
 			       x0, y, x0 + w, y, x0 - 6, y, 25 * k);
 	}
 	/* Area under the step curve. */
-	sim_buf_printf(b, "<path fill=\"#4e79a7\" fill-opacity=\"0.35\" stroke=\"#4e79a7\" "
+	fw_buf_printf(b, "<path fill=\"#4e79a7\" fill-opacity=\"0.35\" stroke=\"#4e79a7\" "
 			  "stroke-width=\"1.2\" d=\"M%.2f %.2f", x0, y0 + ph);
 	for (size_t bi = 0; bi < bins; bi++) {
 		double u = nn ? busy[bi] / ((double)nn * binlen) : 0;
 		total += busy[bi];
 		double y = y0 + ph - ph * fmin(1, u);
-		sim_buf_printf(b, " L%.2f %.2f L%.2f %.2f",
+		fw_buf_printf(b, " L%.2f %.2f L%.2f %.2f",
 			       x0 + w * (double)bi / (double)bins, y,
 			       x0 + w * (double)(bi + 1) / (double)bins, y);
 	}
-	sim_buf_printf(b, " L%.2f %.2f Z\"/>\n", x0 + w, y0 + ph);
+	fw_buf_printf(b, " L%.2f %.2f Z\"/>\n", x0 + w, y0 + ph);
 	double mean = nn ? total / ((double)nn * (double)(t1 - t0)) : 0;
 	double ym = y0 + ph - ph * fmin(1, mean);
-	sim_buf_printf(b,
+	fw_buf_printf(b,
 		       "<line x1=\"%.1f\" y1=\"%.2f\" x2=\"%.1f\" y2=\"%.2f\" stroke=\"#e15759\" "
 		       "stroke-dasharray=\"6 3\"/><text x=\"%.1f\" y=\"%.2f\" "
 		       "text-anchor=\"end\" fill=\"#e15759\" stroke=\"#ffffff\" stroke-width=\"3\" "
 		       "paint-order=\"stroke\">mean %.1f%%</text>\n",
 		       x0, ym, x0 + w, ym, x0 + w - 4, ym - 5, 100 * mean);
-	sim_buf_printf(b,
+	fw_buf_printf(b,
 		       "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 		       "fill=\"none\" stroke=\"#888\"/>\n",
 		       x0, y0, w, ph);
@@ -507,7 +507,7 @@ static double quantile(const int64_t *v, size_t n, double q)
 	return (double)v[lo] + (pos - (double)lo) * (double)(v[hi] - v[lo]);
 }
 
-void sim_svg_waits(const struct sim_result *r, struct sim_buf *b)
+void sim_svg_waits(const struct sim_result *r, struct fw_buf *b)
 {
 	enum { NCLASS = 31 };
 	int64_t *w[NCLASS] = { 0 };
@@ -548,7 +548,7 @@ void sim_svg_waits(const struct sim_result *r, struct sim_buf *b)
 		if (v > top)
 			break;
 		double y = y0 + ph - ph * v / top;
-		sim_buf_printf(b,
+		fw_buf_printf(b,
 			       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 			       "stroke=\"#dddddd\"/><text x=\"%.1f\" y=\"%.1f\" "
 			       "text-anchor=\"end\" dominant-baseline=\"central\">%s</text>\n",
@@ -574,7 +574,7 @@ void sim_svg_waits(const struct sim_result *r, struct sim_buf *b)
 		char lab[32], med[32];
 		class_label(k, lab, sizeof(lab));
 		sim_fmt_dur((int64_t)q[2], med, sizeof(med));
-		sim_buf_printf(b,
+		fw_buf_printf(b,
 			       "<g><title>%s node(s): %zu jobs, median wait %s</title>\n"
 			       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n"
 			       "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
@@ -586,7 +586,7 @@ void sim_svg_waits(const struct sim_result *r, struct sim_buf *b)
 			       lab, n[k], med, cx, y[0], cx, y[4], cx - bw / 2, y[3], bw,
 			       fmax(1, y[1] - y[3]), cx - bw / 2, y[2], cx + bw / 2, y[2],
 			       cx, ymean - 5, cx, ymax);
-		sim_buf_printf(b,
+		fw_buf_printf(b,
 			       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n"
 			       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#666\" "
 			       "font-size=\"10\">n=%zu</text>\n",
@@ -594,7 +594,7 @@ void sim_svg_waits(const struct sim_result *r, struct sim_buf *b)
 		col++;
 		free(w[k]);
 	}
-	sim_buf_printf(b,
+	fw_buf_printf(b,
 		       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">nodes per job</text>\n"
 		       "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\" font-size=\"10\">box: 25-75%%, "
 		       "bar: median, whiskers: 5-95%%, dot: max, red: mean</text>\n"

@@ -1,6 +1,6 @@
 /*
  * sim_util.c - string interning, file and line reading, field splitting,
- * time stamps and text buffers for fairway-sim.
+ * time stamps and writing text buffers to files for fairway-sim.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sim_util.h"
@@ -542,52 +542,7 @@ int sim_parse_count(const char *s, uint64_t max, uint64_t *out)
 
 /* -------------------------------------------------------------- buffers */
 
-static void buf_reserve(struct sim_buf *b, size_t extra)
-{
-	if (b->len + extra + 1 <= b->cap)
-		return;
-	size_t ncap = b->cap ? b->cap : 4096;
-	while (ncap < b->len + extra + 1)
-		ncap *= 2;
-	b->s = fw_xrealloc(b->s, ncap);
-	b->cap = ncap;
-}
-
-void sim_buf_printf(struct sim_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	buf_reserve(b, 256);
-	va_start(ap, fmt);
-	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= b->cap - b->len) {
-		buf_reserve(b, (size_t)n);
-		va_start(ap, fmt);
-		vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-	}
-	b->len += (size_t)n;
-}
-
-void sim_buf_putn(struct sim_buf *b, const char *s, size_t n)
-{
-	buf_reserve(b, n);
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-void sim_buf_free(struct sim_buf *b)
-{
-	free(b->s);
-	memset(b, 0, sizeof(*b));
-}
-
-int sim_buf_write(const struct sim_buf *b, const char *path,
+int sim_buf_write(const struct fw_buf *b, const char *path,
 		  struct fw_err *err)
 {
 	/* 0644, not fopen()'s 0666: never group/world-writable, whatever the umask */

@@ -124,17 +124,9 @@ int sim_parse_count(const char *s, uint64_t max, uint64_t *out);
 
 /* -------------------------------------------------------------- buffers */
 
-/* A growable text buffer with printf. */
-struct sim_buf {
-	char *s;
-	size_t len, cap;
-};
-
-void sim_buf_printf(struct sim_buf *b, const char *fmt, ...) FW_PRINTF(2, 3);
-void sim_buf_putn(struct sim_buf *b, const char *s, size_t n);
-void sim_buf_free(struct sim_buf *b);
-/* Write the buffer to path (replacing it).  Returns 0 or -1 with err set. */
-int sim_buf_write(const struct sim_buf *b, const char *path,
+/* Write a buffer (the core's fw_buf) to path, replacing it, mode 0644.
+ * Returns 0 or -1 with err set. */
+int sim_buf_write(const struct fw_buf *b, const char *path,
 		  struct fw_err *err);
 
 #endif /* SIM_UTIL_H */

@@ -880,7 +880,7 @@ START_TEST(hostlist_compression)
 {
 	struct sim_cluster c;
 	struct fw_err e;
-	struct sim_buf b = { 0 };
+	struct fw_buf b = { 0 };
 	uint32_t all[] = { 0, 1, 2, 3, 4, 5, 6 };
 	uint32_t some[] = { 0, 2, 3 };
 
@@ -901,7 +901,7 @@ START_TEST(hostlist_compression)
 	for (int i = 0; i < n; i++)
 		ck_assert_str_eq(names[i], c.node[i].name);
 	fw_hostlist_free(names, n);
-	sim_buf_free(&b);
+	fw_buf_free(&b);
 	sim_cluster_free(&c);
 }
 END_TEST
@@ -912,7 +912,7 @@ START_TEST(jobs_csv_and_summary_json)
 	struct sim_result r;
 	struct sim_outjob j[4];
 	struct sim_metrics m;
-	struct sim_buf b = { 0 };
+	struct fw_buf b = { 0 };
 
 	tiny_result(&c, &r, j);
 	sim_write_jobs_csv(&r, &b);
@@ -933,7 +933,7 @@ START_TEST(jobs_csv_and_summary_json)
 	ck_assert_msg(strstr(b.s, "\"bounded_slowdown_mean\": 4.166666667,"), "%s", b.s);
 	ck_assert_msg(strstr(b.s, "\"jobs_backfilled\": 1,"), "%s", b.s);
 	ck_assert_msg(strstr(b.s, "\"policy\": \"easy\","), "%s", b.s);
-	sim_buf_free(&b);
+	fw_buf_free(&b);
 	sim_cluster_free(&c);
 }
 END_TEST
@@ -943,7 +943,7 @@ START_TEST(charts_are_svg)
 	struct sim_cluster c;
 	struct sim_result r;
 	struct sim_outjob j[4];
-	struct sim_buf b = { 0 };
+	struct fw_buf b = { 0 };
 
 	tiny_result(&c, &r, j);
 	sim_svg_gantt(&r, &b);
@@ -960,7 +960,7 @@ START_TEST(charts_are_svg)
 	/* classes 1 node (jobs 1 and 3) and 2 nodes (job 2) */
 	ck_assert_msg(strstr(b.s, "1 node(s): 2 jobs"), "%s", b.s);
 	ck_assert_msg(strstr(b.s, "2 node(s): 1 jobs"), "%s", b.s);
-	sim_buf_free(&b);
+	fw_buf_free(&b);
 	sim_cluster_free(&c);
 }
 END_TEST

@@ -280,14 +280,14 @@ START_TEST(random_workloads_keep_invariants)
 	unsigned seed = 7;
 
 	for (int round = 0; round < 4; round++) {
-		struct sim_buf csv = { 0 };
-		sim_buf_printf(&csv, "id,submit,eligible,user,nodes,time_limit_s,run_time_s\n");
+		struct fw_buf csv = { 0 };
+		fw_buf_printf(&csv, "id,submit,eligible,user,nodes,time_limit_s,run_time_s\n");
 		for (int i = 1; i <= 120; i++) {
 			long sub = 1704067200L + rand_r(&seed) % 20000;
 			long el = rand_r(&seed) % 4 ? 0 : sub + rand_r(&seed) % 3000;
 			long lim = 60 + rand_r(&seed) % 7200;
 			long run = 1 + rand_r(&seed) % (lim + lim / 4);
-			sim_buf_printf(&csv, "%d,%ld,%s%ld,u%d,%d,%ld,%ld\n", i, sub,
+			fw_buf_printf(&csv, "%d,%ld,%s%ld,u%d,%d,%ld,%ld\n", i, sub,
 				       "", el ? el : sub, rand_r(&seed) % 5,
 				       1 + rand_r(&seed) % 6, lim, run);
 		}
@@ -330,7 +330,7 @@ START_TEST(random_workloads_keep_invariants)
 				ck_assert_uint_eq(x.m.backfilled, 0);
 			run_free(&x);
 		}
-		sim_buf_free(&csv);
+		fw_buf_free(&csv);
 	}
 }
 END_TEST
@@ -417,17 +417,17 @@ static const char jj_fairway[] =
 
 START_TEST(jack_and_jill)
 {
-	struct sim_buf csv = { 0 };
+	struct fw_buf csv = { 0 };
 	struct sim_options o = { .policy = SIM_POLICY_FAIRWAY };
 	struct run x;
 	struct fw_err e;
 	char buf[512];
 
-	sim_buf_printf(&csv, "id,submit,user,account,nodes,time_limit,run_time\n");
+	fw_buf_printf(&csv, "id,submit,user,account,nodes,time_limit,run_time\n");
 	/* jack's jobs 1-6 are submitted before jill's 7-12 (same second), so
 	   submit order alone would favour jack. */
 	for (int i = 1; i <= 12; i++)
-		sim_buf_printf(&csv, "%d,1704067200,%s,%s,4,6:00:00,6:00:00\n", i,
+		fw_buf_printf(&csv, "%d,1704067200,%s,%s,4,6:00:00,6:00:00\n", i,
 			       i <= 6 ? "jack" : "jill", i <= 6 ? "jack" : "jill");
 	if (run_case(&x, jj_slurm, jj_fairway, csv.s, &o, &e))
 		ck_abort_msg("%s", fw_err_str(&e, buf, sizeof(buf)));
@@ -455,7 +455,7 @@ START_TEST(jack_and_jill)
 	/* jill's first job: P = 0.75 * 10^6 plus credential 3 */
 	ck_assert_uint_eq(job(&x, 7)->priority, 750003);
 	run_free(&x);
-	sim_buf_free(&csv);
+	fw_buf_free(&csv);
 }
 END_TEST
 
