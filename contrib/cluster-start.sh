@@ -21,6 +21,8 @@
 #     --dbd-port P       slurmdbd port; MariaDB listens on P+1 (default:
 #                        SlurmctldPort+999)
 #     --no-fairway       use Slurm's priority/multifactor + sched/backfill
+#     --sched-params P   appended to the default SchedulerParameters
+#                        (e.g. bf_interval=1,bf_resolution=1)
 #     --frontend TREE    scale mode: one front-end slurmd (Debian's
 #                        slurmd-wlm-emulator) serves all N nodes; slurmctld
 #                        and libslurmfull.so come from TREE, the front-end
@@ -36,7 +38,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=fw; nodes=4; cpus=2; mem=1000; port=17000
 plugins="$top/plugins"; extra=""; fwconf=""; dbd=0; fairway=1; dir=""; gres=""
-dbdport=""; frontend=""
+dbdport=""; frontend=""; more_params=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -53,6 +55,7 @@ while [ $# -gt 0 ]; do
     --dbd) dbd=1; shift;;
     --dbd-port) dbdport=$2; shift 2;;
     --no-fairway) fairway=0; shift;;
+    --sched-params) more_params=$2; shift 2;;
     --frontend) frontend=$2; shift 2;;
     -h|--help) sed -n '2,34p' "$0"; exit 0;;
     *) echo "cluster-start: unknown option $1" >&2; exit 2;;
@@ -111,13 +114,17 @@ if [ "$fairway" = 1 ]; then
   prio_type=priority/fairway; sched_type=sched/fairway
   plugindir="$plugins:/usr/lib/x86_64-linux-gnu/slurm-wlm"
   # Fairway owns the main pass too: Slurm's built-in main scheduler is
-  # switched off (sched_interval=-1) and submit-time starts deferred.
-  sched_params="sched_interval=-1,defer"
+  # switched off (sched_interval=-1).  No 'defer': an salloc/srun at the
+  # top of the queue starts at submission, as with Slurm's own plugins
+  # (sched_fairway(8)).
+  sched_params="sched_interval=-1"
 else
   prio_type=priority/multifactor; sched_type=sched/backfill
   plugindir=/usr/lib/x86_64-linux-gnu/slurm-wlm
   sched_params="bf_interval=5"
 fi
+[ -z "$more_params" ] || sched_params="$sched_params,$more_params"
+
 acct_lines="AccountingStorageType=accounting_storage/none"
 if [ "$dbd" = 1 ]; then
   [ -n "$dbdport" ] || dbdport=$((port + 999))

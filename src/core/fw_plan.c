@@ -250,6 +250,7 @@ struct advres {
 	char *name;
 	struct fw_bitset *nodes;
 	int32_t a, b;		/* slots; b <= 0: over */
+	bool partial;		/* part of each node: others may share them */
 };
 
 /* A protected reservation made in this plan (for blockers).  Nodes as a
@@ -316,6 +317,8 @@ struct fw_plan {
 	struct advres *resv;
 	struct fw_tl_resv *tresv;
 	uint32_t nresv;
+	struct fw_bitset *no_nodes;	/* empty: what a partial reservation
+					   holds for other reservations' jobs */
 	struct rrec *rr;
 	uint32_t nrr, caprr;
 
@@ -611,6 +614,7 @@ struct fw_plan *fw_plan_new(const struct fw_cluster *cl,
 	p->nodes = fw_bitset_new(cl->nnodes);
 	p->Ec = fw_bitset_new(cl->nnodes);
 	p->Eb = fw_bitset_new(cl->nnodes);
+	p->no_nodes = fw_bitset_new(cl->nnodes);
 	p->tmp = fw_bitset_new(cl->nnodes);
 	p->sel = fw_xmalloc(cl->nnodes * sizeof(uint32_t));
 	return p;
@@ -659,6 +663,7 @@ void fw_plan_free(struct fw_plan *p)
 	fw_bitset_free(p->nodes);
 	fw_bitset_free(p->Ec);
 	fw_bitset_free(p->Eb);
+	fw_bitset_free(p->no_nodes);
 	fw_bitset_free(p->tmp);
 	free(p->sel);
 	free(p);
@@ -740,9 +745,9 @@ int fw_plan_add_running(struct fw_plan *p, const struct fw_bitset *nodes,
 	return 0;
 }
 
-int32_t fw_plan_add_resv(struct fw_plan *p, const char *name,
-			 const struct fw_bitset *nodes, fw_time_t start,
-			 fw_time_t end, struct fw_err *err)
+static int32_t add_resv(struct fw_plan *p, const char *name,
+			const struct fw_bitset *nodes, fw_time_t start,
+			fw_time_t end, bool partial, struct fw_err *err)
 {
 	struct advres *r;
 	int32_t a, b;
@@ -762,7 +767,7 @@ int32_t fw_plan_add_resv(struct fw_plan *p, const char *name,
 	if (b > p->wslots)
 		b = FW_TL_INF;
 	fw_tl_enable_free(&p->tl);
-	if (b > a)
+	if (b > a && !partial)
 		fw_tl_occupy(&p->tl, nodes, a, b, NULL, 0, FW_TL_AVAIL);
 	p->resv = fw_xrealloc(p->resv, (p->nresv + 1) * sizeof(*p->resv));
 	p->tresv = fw_xrealloc(p->tresv, (p->nresv + 1) * sizeof(*p->tresv));
@@ -771,10 +776,27 @@ int32_t fw_plan_add_resv(struct fw_plan *p, const char *name,
 	r->nodes = fw_bitset_dup(nodes);
 	r->a = a;
 	r->b = b;
-	p->tresv[p->nresv].nodes = r->nodes;
+	r->partial = partial;
+	/* Jobs of other reservations avoid a whole-node reservation only. */
+	p->tresv[p->nresv].nodes = partial ? p->no_nodes : r->nodes;
 	p->tresv[p->nresv].a = a;
 	p->tresv[p->nresv].b = b;
 	return (int32_t)p->nresv++;
+}
+
+int32_t fw_plan_add_resv(struct fw_plan *p, const char *name,
+			 const struct fw_bitset *nodes, fw_time_t start,
+			 fw_time_t end, struct fw_err *err)
+{
+	return add_resv(p, name, nodes, start, end, false, err);
+}
+
+int32_t fw_plan_add_partial_resv(struct fw_plan *p, const char *name,
+				 const struct fw_bitset *nodes,
+				 fw_time_t start, fw_time_t end,
+				 struct fw_err *err)
+{
+	return add_resv(p, name, nodes, start, end, true, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1398,7 +1420,8 @@ static void classify(struct fw_plan *p, const struct fw_plan_job *j,
 	for (uint32_t r = 0; r < p->nresv; r++) {
 		const struct advres *rv = &p->resv[r];
 
-		if ((int32_t)r == j->resv || rv->b <= 0 || rv->a >= cd->L0)
+		if ((int32_t)r == j->resv || rv->partial || rv->b <= 0 ||
+		    rv->a >= cd->L0)
 			continue;
 		for (uint32_t w = lo; w < hi; w++)
 			Y[w] &= ~rv->nodes->w[w];

@@ -119,6 +119,8 @@ struct fw_cluster {
 					   island, the nodes without one form
 					   a last island with id -1 */
 	struct fw_bitset *usable;
+	uint32_t *part_type_cnt;	/* [part * ntypes + type]: usable nodes
+					   of that type in that partition */
 	bool final;
 	/* Name lookup (open addressing over node indices). */
 	uint32_t hash_cap;
@@ -247,6 +249,41 @@ struct fw_plan_job {
 void fw_plan_job_init(struct fw_plan_job *j);
 
 /*
+ * A job's request in Slurm's terms, for fw_plan_job_size().  Zero means
+ * "not given" everywhere.
+ */
+struct fw_job_request {
+	uint32_t ntasks;		/* -n; 0: from min_cpus / cpus_per_task */
+	uint32_t cpus_per_task;		/* -c; 0 = 1 */
+	uint32_t ntasks_per_node;	/* --ntasks-per-node */
+	uint32_t min_cpus;		/* total CPUs asked for */
+	uint32_t pn_min_cpus;		/* CPUs each node must give (--mincpus) */
+	uint32_t nodes_min;		/* -N min (0 = 1) */
+	uint32_t nodes_max;		/* -N max (0 = no limit) */
+	uint64_t mem_per_node_mb;	/* --mem */
+	uint64_t mem_per_cpu_mb;	/* --mem-per-cpu (wins over --mem) */
+	uint32_t gpus_per_node;		/* --gpus-per-node / --gres=gpu:N */
+	uint32_t gpus_per_task;		/* --gpus-per-task */
+	uint32_t gpus_per_job;		/* --gpus */
+};
+
+/*
+ * Turn `r` into the planner's whole-node shape in partition `part`:
+ * j->nodes_min, nodes_max, cpus_per_node, mem_per_node_mb, gpus_per_node.
+ * Tasks are packed onto nodes as select/cons_tres may place them: for each
+ * node shape of the partition, as many tasks per node as its CPUs (and
+ * GPUs, memory, --ntasks-per-node) allow; the shape needing the fewest
+ * nodes that the partition has enough of wins (then the smaller per-node
+ * request).  Every promise is one select_nodes() can keep: `nodes_min`
+ * nodes that each meet the per-node request always hold the tasks.  When
+ * no shape can hold the job, the request is kept as asked (the planner
+ * then says it never fits).  Returns the number of tasks planned.
+ */
+uint32_t fw_plan_job_size(const struct fw_cluster *cl, int32_t part,
+			  const struct fw_job_request *r,
+			  struct fw_plan_job *j);
+
+/*
  * Slurm's queue order (sort_job_queue2): jobs in an advanced reservation
  * first, then partition PriorityTier descending, priority descending,
  * submit time ascending, job id ascending.  Negative if a goes first.
@@ -355,6 +392,14 @@ int fw_plan_add_running(struct fw_plan *p, const struct fw_bitset *nodes,
 int32_t fw_plan_add_resv(struct fw_plan *p, const char *name,
 			 const struct fw_bitset *nodes, fw_time_t start,
 			 fw_time_t end, struct fw_err *err);
+/* A reservation of part of each of its nodes (Slurm's CoreCnt): its jobs
+ * still run only on its nodes, but jobs outside it may use them too; the
+ * caller keeps off them the jobs that need more than the unreserved part
+ * (fw_plan_job.exc_nodes). */
+int32_t fw_plan_add_partial_resv(struct fw_plan *p, const char *name,
+				 const struct fw_bitset *nodes,
+				 fw_time_t start, fw_time_t end,
+				 struct fw_err *err);
 
 /*
  * Decide one job.  Jobs must come in fw_plan_job_cmp order (checked), so a

@@ -33,6 +33,7 @@ void fw_cluster_free(struct fw_cluster *c)
 		free(c->lics[i].name);
 	for (uint32_t i = 0; i < c->ntypes; i++)
 		fw_bitset_free(c->types[i].nodes);
+	free(c->part_type_cnt);
 	for (uint32_t i = 0; i < c->nislands; i++)
 		fw_bitset_free(c->islands[i].nodes);
 	fw_bitset_free(c->usable);
@@ -281,6 +282,22 @@ static void derive_islands(struct fw_cluster *c)
 	}
 }
 
+/* Usable nodes per (partition, node type): job sizing asks "does the
+ * partition have N nodes of at least this shape" without touching bits. */
+static void count_part_types(struct fw_cluster *c)
+{
+	c->part_type_cnt = fw_xcalloc((size_t)c->nparts * c->ntypes + 1,
+				      sizeof(*c->part_type_cnt));
+	for (uint32_t p = 0; p < c->nparts; p++) {
+		uint32_t *cnt = c->part_type_cnt + (size_t)p * c->ntypes;
+		int64_t i;
+
+		FW_BITSET_FOREACH(c->parts[p].nodes, i)
+			if (c->nodes[i].usable)
+				cnt[c->nodes[i].type]++;
+	}
+}
+
 int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err)
 {
 	if (frozen(c, "cluster", NULL, err))
@@ -298,6 +315,7 @@ int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err)
 			fw_bitset_set(c->usable, i);
 	}
 	derive_islands(c);
+	count_part_types(c);
 	c->final = true;
 	return 0;
 }

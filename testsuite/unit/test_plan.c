@@ -1096,6 +1096,58 @@ END_TEST
 /* Advanced reservations, required/excluded nodes, down nodes          */
 /* ------------------------------------------------------------------ */
 
+/* A CoreCnt reservation holds part of each node: jobs outside it still use
+ * its nodes (the adapter keeps off them those that need more than the
+ * unreserved cores); its own jobs still run only there.  The same
+ * reservation on whole nodes keeps the 4-node job waiting until it ends. */
+static void core_resv_world(struct world *w, bool partial)
+{
+	struct fw_bitset *r = tp_set(w->cl, "0");
+	struct fw_err e;
+	int32_t ri = partial ?
+		fw_plan_add_partial_resv(w->p, "cores", r, NOW, NOW + 2 * H, &e) :
+		fw_plan_add_resv(w->p, "cores", r, NOW, NOW + 2 * H, &e);
+
+	ck_assert_int_eq(ri, 0);
+	fw_bitset_free(r);
+}
+
+START_TEST(core_reservation_shares_its_nodes)
+{
+	struct world w;
+	struct fw_plan_job *j;
+
+	w_init(&w, tp_simple(4));
+	core_resv_world(&w, true);
+	w_add(&w, tp_job(1, 900, 0, 4, 30 * MIN));
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_kind(&w, 1, FW_PLAN_START_NOW);
+	ck_assert_uint_eq(w_res(&w, 1)->nnodes, 4);
+	w_free(&w);
+
+	w_init(&w, tp_simple(4));
+	core_resv_world(&w, false);
+	w_add(&w, tp_job(1, 900, 0, 4, 30 * MIN));
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_kind(&w, 1, FW_PLAN_RESERVED);
+	ck_start(&w, 1, NOW + 2 * H);
+	w_free(&w);
+
+	/* Its own job runs on node 0 only; a 3-node outsider on 1-3. */
+	w_init(&w, tp_simple(4));
+	core_resv_world(&w, true);
+	j = w_add(&w, tp_job(1, 1, 0, 1, H));
+	j->resv = 0;
+	w_add(&w, tp_job(2, 900, 0, 3, H));
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_kind(&w, 1, FW_PLAN_START_NOW);
+	ck_nodes(&w, 1, "0");
+	ck_kind(&w, 2, FW_PLAN_START_NOW);
+	ck_nodes(&w, 2, "1-3");
+	w_free(&w);
+}
+END_TEST
+
 START_TEST(advanced_reservations)
 {
 	struct world w;
@@ -1493,6 +1545,7 @@ static Suite *sched_suite_build(void)
 	tcase_add_test(tc, partition_tiers_and_limits);
 	tcase_add_test(tc, alternative_partitions);
 	tcase_add_test(tc, advanced_reservations);
+	tcase_add_test(tc, core_reservation_shares_its_nodes);
 	tcase_add_test(tc, required_excluded_down_nodes);
 	tcase_add_test(tc, step_api_outcomes);
 	tcase_add_test(tc, main_pass_limit_refusal_blocks_nothing);
@@ -1517,6 +1570,7 @@ int main(void)
 	srunner_add_suite(sr, plan_bitset_suite());
 	srunner_add_suite(sr, plan_conf_suite());
 	srunner_add_suite(sr, plan_prop_suite());
+	srunner_add_suite(sr, plan_size_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -38,5 +38,6 @@ Suite *plan_bitset_suite(void);
 Suite *plan_conf_suite(void);
 Suite *plan_sched_suite(void);
 Suite *plan_prop_suite(void);
+Suite *plan_size_suite(void);
 
 #endif

@@ -10,7 +10,9 @@
  *    priority jobs start only where no protected reservation moves later,
  *    and every job the plan covers gets StartTime and SchedNodeList.
  * Slurm's built-in main scheduler cannot be unloaded; sites switch it off
- * with SchedulerParameters=sched_interval=-1,defer (see sched_fairway(8)).
+ * with SchedulerParameters=sched_interval=-1 (see sched_fairway(8); 'defer'
+ * is optional: without it slurmctld may start an salloc/srun job at
+ * submission when no pending job outranks it, as with Slurm's plugins).
  *
  * init() and sched_p_reconfig() run with slurmctld locks held by the caller:
  * they only parse and set flags; the agent takes the locks for each pass.
@@ -77,9 +79,6 @@ static void check_main_scheduler_handover(const struct fw_plan_conf *pc)
 	if (!sf.main_sched_off)
 		error("%s: SchedulerParameters lacks sched_interval=-1: Slurm's built-in main scheduler keeps running beside Fairway's and starts jobs without regard to Fairway's reservations (see sched_fairway(8))",
 		      PLUGIN);
-	if (!pc->defer)
-		info("%s: SchedulerParameters lacks 'defer': salloc/srun allocations may start at submit time, before Fairway plans them",
-		     PLUGIN);
 	if (slurm_conf.preempt_type && xstrcmp(slurm_conf.preempt_type, "preempt/none"))
 		error("%s: PreemptType=%s is not supported: Fairway starts jobs on free nodes only and never preempts (see sched_fairway(8))",
 		      PLUGIN, slurm_conf.preempt_type);

@@ -68,6 +68,8 @@ struct feat_memo {
 struct resv_map {
 	slurmctld_resv_t *resv;
 	int32_t idx;
+	uint32_t *cpus;	/* active CoreCnt reservation: CPUs it holds on
+			   each node (by node index); NULL: whole nodes */
 };
 
 /* Job ids (open addressing; 0 = empty). */
@@ -215,6 +217,36 @@ static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 	}
 }
 
+/*
+ * CPUs an active reservation of cores (CoreCnt=, not whole nodes) holds on
+ * each of its nodes, or NULL for a whole-node reservation.  Reservations
+ * that start later are planned on whole nodes: the plan then never counts
+ * on the cores they will take.
+ */
+static uint32_t *reserved_cpus(slurmctld_resv_t *r, time_t now)
+{
+	uint32_t *cpus;
+
+	if ((r->ctld_flags & RESV_CTLD_FULL_NODE) || !r->core_bitmap ||
+	    r->start_time > now)
+		return NULL;
+	cpus = xcalloc(node_record_count, sizeof(*cpus));
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *n = node_record_table_ptr[i];
+		uint32_t lo, hi, c = 0;
+
+		if (!n || !bit_test(r->node_bitmap, i))
+			continue;
+		lo = cr_get_coremap_offset(i);
+		hi = cr_get_coremap_offset(i + 1);
+		for (uint32_t k = lo; k < hi; k++)
+			if (bit_test(r->core_bitmap, k))
+				c++;
+		cpus[i] = c * (n->tpc ? n->tpc : 1);
+	}
+	return cpus;
+}
+
 static void add_reservations(struct pass *p, struct fw_bitset *tmp)
 {
 	ListIterator it;
@@ -226,22 +258,62 @@ static void add_reservations(struct pass *p, struct fw_bitset *tmp)
 	p->resv = xcalloc(list_count(resv_list) + 1, sizeof(*p->resv));
 	it = list_iterator_create(resv_list);
 	while ((r = list_next(it))) {
+		uint32_t *cpus;
 		int32_t idx;
 
 		if (!r->node_bitmap || r->end_time <= p->now)
 			continue;
 		sf_bits_from_slurm(tmp, r->node_bitmap);
-		idx = fw_plan_add_resv(p->plan, r->name, tmp, r->start_time,
-				       r->end_time, &err);
+		cpus = reserved_cpus(r, p->now);
+		idx = cpus ? fw_plan_add_partial_resv(p->plan, r->name, tmp,
+						      r->start_time,
+						      r->end_time, &err)
+			   : fw_plan_add_resv(p->plan, r->name, tmp,
+					      r->start_time, r->end_time, &err);
 		if (idx < 0) {
 			fw_log_err(PLUGIN, &err);
+			xfree(cpus);
 			continue;
 		}
 		p->resv[p->nresv].resv = r;
 		p->resv[p->nresv].idx = idx;
+		p->resv[p->nresv].cpus = cpus;
 		p->nresv++;
 	}
 	list_iterator_destroy(it);
+}
+
+/*
+ * Nodes of active CoreCnt reservations where the job cannot get the CPUs it
+ * needs per node: for a job of the reservation, more than the reserved
+ * cores; for any other job, more than the cores left.  Added to *exc
+ * (created on demand).
+ */
+static void exclude_core_resv_nodes(struct pass *p, job_record_t *job,
+				    uint32_t cpus_per_node,
+				    struct fw_bitset **exc)
+{
+	for (size_t k = 0; k < p->nresv; k++) {
+		const struct resv_map *m = &p->resv[k];
+		bool own = job->resv_ptr == m->resv;
+
+		if (!m->cpus)
+			continue;
+		for (int i = 0; i < node_record_count; i++) {
+			node_record_t *n = node_record_table_ptr[i];
+			uint32_t left;
+
+			if (!n || !bit_test(m->resv->node_bitmap, i))
+				continue;
+			left = own ? m->cpus[i] :
+			       n->cpus > m->cpus[i] ? n->cpus - m->cpus[i] : 0;
+			if (left >= cpus_per_node)
+				continue;
+			if (!*exc)
+				*exc = fw_bitset_new(sf.cluster->nnodes);
+			fw_bitset_set(*exc, (uint32_t)i);
+		}
+	}
 }
 
 static int32_t resv_index(const struct pass *p, slurmctld_resv_t *r)
@@ -259,60 +331,119 @@ static int32_t part_index(part_record_t *part)
 	return part ? fw_cluster_partition_index(sf.cluster, part->name) : -1;
 }
 
-/* Time limit in seconds as Slurm applies it (0 = unlimited). */
-static int64_t sf_time_limit(job_record_t *job, part_record_t *part)
+/*
+ * A job with --deadline runs at most until its deadline: Slurm's schedulers
+ * cut its time limit, when they start it, to the whole minutes left before
+ * the deadline (or to the job's own limit, else the partition's default or
+ * maximum time, if smaller).  Minutes, 0 = no cut (no deadline, or less
+ * than a minute left, where Slurm does not cut either).
+ */
+static uint32_t deadline_limit(job_record_t *job, part_record_t *part,
+			       time_t now)
 {
-	uint32_t t = job->time_limit;
+	uint32_t t;
+
+	if (!job->deadline || job->deadline == NO_VAL || job->deadline <= now)
+		return 0;
+	t = (uint32_t)((job->deadline - now) / 60);
+	if (job->time_limit != NO_VAL && job->time_limit != INFINITE)
+		return MIN(job->time_limit, t);
+	if (part && part->default_time != NO_VAL &&
+	    part->default_time != INFINITE)
+		return MIN(part->default_time, t);
+	if (part && part->max_time != NO_VAL && part->max_time != INFINITE)
+		return MIN(part->max_time, t);
+	return t;
+}
+
+/* Time limit in seconds as Slurm applies it (0 = unlimited). */
+static int64_t sf_time_limit(job_record_t *job, part_record_t *part,
+			     time_t now)
+{
+	uint32_t t = job->time_limit, cut = deadline_limit(job, part, now);
 
 	if (t == NO_VAL)
 		t = part && part->default_time != NO_VAL ? part->default_time
 							 : part ? part->max_time : INFINITE;
-	if (t == INFINITE || t == NO_VAL)
-		return 0;
 	if (part && part->max_time != INFINITE && part->max_time != NO_VAL &&
 	    t > part->max_time)
 		t = part->max_time;
+	if (cut && (t == INFINITE || t == NO_VAL || cut < t))
+		t = cut;
+	if (t == INFINITE || t == NO_VAL)
+		return 0;
 	return (int64_t)t * 60;
 }
 
-/*
- * GPUs the job needs on each node it gets (the planner's per-node filter),
- * from its GRES request: per node, per task times tasks per node, per
- * socket (at least one socket), or per job spread over its minimum node
- * count.  A lower bound is enough: select_nodes() has the last word.
- */
-static uint32_t job_gpus_per_node(job_record_t *job, uint32_t nodes)
+/* Counts Slurm stores as NO_VAL/INFINITE when not given, as 0. */
+static uint32_t given32(uint32_t v)
 {
-	struct job_details *d = job->details;
+	return v == NO_VAL || v == INFINITE ? 0 : v;
+}
+
+static uint32_t given16(uint16_t v)
+{
+	return v == NO_VAL16 || v == INFINITE16 ? 0 : v;
+}
+
+static uint32_t given64(uint64_t v)
+{
+	return v == NO_VAL64 || v == INFINITE64 ? 0 :
+	       v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* The job's GPU request (--gres=gpu..., --gpus*, typed or not) as counts
+ * per node, per task and per job; a per-socket request counts as per node
+ * (at least one socket).  select_nodes() has the last word. */
+static void job_gpu_request(job_record_t *job, struct fw_job_request *r)
+{
 	ListIterator it;
 	gres_state_t *gs;
-	uint64_t sum = 0;
 
 	if (!job->gres_list_req)
-		return 0;
+		return;
 	it = list_iterator_create(job->gres_list_req);
 	while ((gs = list_next(it))) {
 		gres_job_state_t *js = gs->gres_data;
-		uint64_t n = 0;
 
 		if (xstrcmp(gs->gres_name, "gpu") || !js)
 			continue;
 		if (js->gres_per_node)
-			n = js->gres_per_node;
-		else if (js->gres_per_task && d && d->num_tasks &&
-			 d->num_tasks != NO_VAL)
-			n = js->gres_per_task *
-			    ((d->num_tasks + nodes - 1) / nodes);
-		else if (js->gres_per_task)
-			n = js->gres_per_task;
+			r->gpus_per_node += given64(js->gres_per_node);
 		else if (js->gres_per_socket)
-			n = js->gres_per_socket;
+			r->gpus_per_node += given64(js->gres_per_socket);
+		else if (js->gres_per_task)
+			r->gpus_per_task += given64(js->gres_per_task);
 		else if (js->gres_per_job)
-			n = (js->gres_per_job + nodes - 1) / nodes;
-		sum += n;
+			r->gpus_per_job += given64(js->gres_per_job);
 	}
 	list_iterator_destroy(it);
-	return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+}
+
+/* The job's request in Slurm's terms, for fw_plan_job_size(). */
+static void job_request(job_record_t *job, struct fw_job_request *r)
+{
+	struct job_details *d = job->details;
+	uint64_t mem;
+
+	memset(r, 0, sizeof(*r));
+	if (d) {
+		r->ntasks = given32(d->num_tasks);
+		r->cpus_per_task = given16(d->cpus_per_task);
+		r->ntasks_per_node = given16(d->ntasks_per_node);
+		r->min_cpus = given32(d->min_cpus);
+		r->pn_min_cpus = given32(d->pn_min_cpus);
+		r->nodes_min = given32(d->min_nodes);
+		r->nodes_max = given32(d->max_nodes);
+		mem = d->pn_min_memory;
+		if (mem && mem != NO_VAL64) {
+			if (mem & MEM_PER_CPU)
+				r->mem_per_cpu_mb = mem & ~MEM_PER_CPU;
+			else
+				r->mem_per_node_mb = mem;
+		}
+	}
+	job_gpu_request(job, r);
 }
 
 /* Nodes without the features the job requires, or NULL (no features, or
@@ -355,9 +486,8 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	job_record_t *job = e->job;
 	struct job_details *d = job->details;
 	struct fw_plan_job *fj = &e->fj;
-	uint32_t nodes = d && d->min_nodes ? d->min_nodes : 1;
 	const struct fw_bitset *lacking = NULL;
-	uint64_t mem;
+	struct fw_job_request req;
 
 	fw_plan_job_init(fj);
 	fj->id = job->job_id;
@@ -365,20 +495,9 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	fj->submit = d ? d->submit_time : 0;
 	fj->eligible = d ? d->begin_time : 0;
 	fj->part = part_index(e->part);
-	fj->nodes_min = nodes;
-	fj->nodes_max = d && d->max_nodes && d->max_nodes != NO_VAL &&
-		d->max_nodes > nodes ? d->max_nodes : 0;
-	if (d && d->min_cpus && d->min_cpus != NO_VAL)
-		fj->cpus_per_node = (d->min_cpus + nodes - 1) / nodes;
-	if (d && d->pn_min_memory && d->pn_min_memory != NO_VAL64) {
-		mem = d->pn_min_memory;
-		if (mem & MEM_PER_CPU)
-			mem = (mem & ~MEM_PER_CPU) *
-				(fj->cpus_per_node ? fj->cpus_per_node : 1);
-		fj->mem_per_node_mb = mem;
-	}
-	fj->gpus_per_node = job_gpus_per_node(job, nodes);
-	fj->time_limit = sf_time_limit(job, e->part);
+	job_request(job, &req);
+	fw_plan_job_size(sf.cluster, fj->part, &req, fj);
+	fj->time_limit = sf_time_limit(job, e->part, p->now);
 	e->lics = job_licenses(job, &fj->nlics);
 	fj->lics = e->lics;
 	fj->uid = job->user_id;
@@ -398,14 +517,21 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 		}
 		lacking = feature_lacking(p, job);
 	}
+	exclude_core_resv_nodes(p, job, fj->cpus_per_node, &e->exc);
 	if ((d && d->exc_node_bitmap) || lacking) {
-		e->exc = fw_bitset_new(sf.cluster->nnodes);
-		if (d->exc_node_bitmap)
-			sf_bits_from_slurm(e->exc, d->exc_node_bitmap);
+		if (!e->exc)
+			e->exc = fw_bitset_new(sf.cluster->nnodes);
+		if (d->exc_node_bitmap) {
+			struct fw_bitset *own = fw_bitset_new(sf.cluster->nnodes);
+
+			sf_bits_from_slurm(own, d->exc_node_bitmap);
+			fw_bitset_or(e->exc, own);
+			fw_bitset_free(own);
+		}
 		if (lacking)
 			fw_bitset_or(e->exc, lacking);
-		fj->exc_nodes = e->exc;
 	}
+	fj->exc_nodes = e->exc;
 	fj->resv = resv_index(p, job->resv_ptr);
 	fj->prio_reserve = acct_policy_get_prio_thresh(job, false);
 }
@@ -768,6 +894,8 @@ static int start_job(job_record_t *job, const struct fw_bitset *allowed,
 	struct job_details *d = job->details;
 	bitstr_t *orig = d->exc_node_bitmap, *exc = bit_alloc(node_record_count);
 	job_record_t *meta;
+	uint32_t saved_limit = job->time_limit;
+	uint32_t cut = deadline_limit(job, job->part_ptr, time(NULL));
 	int rc;
 
 	sf_bits_to_slurm(exc, allowed);
@@ -776,6 +904,8 @@ static int start_job(job_record_t *job, const struct fw_bitset *allowed,
 	if (orig)
 		bit_or(exc, orig);
 	d->exc_node_bitmap = exc;
+	if (cut)	/* as Slurm's schedulers: runs until the deadline */
+		job->time_limit = cut;
 	if (fed_mgr_job_lock(job)) {
 		rc = ESLURM_FED_JOB_LOCK;
 	} else {
@@ -789,6 +919,8 @@ static int start_job(job_record_t *job, const struct fw_bitset *allowed,
 	}
 	d->exc_node_bitmap = orig;
 	FREE_NULL_BITMAP(exc);
+	if (rc != SLURM_SUCCESS && cut)
+		job->time_limit = saved_limit;
 	/* Splitting an array copies the job's details, our exclusion
 	 * included: give the remaining tasks their own exclusion back. */
 	if (job->array_task_id != NO_VAL &&
@@ -1244,6 +1376,8 @@ static void pass_free(struct pass *p)
 	xfree(p->q);
 	xfree(p->order);
 	xfree(p->seq_job);
+	for (size_t i = 0; i < p->nresv; i++)
+		xfree(p->resv[i].cpus);
 	xfree(p->resv);
 	for (size_t i = 0; i < p->nfeat; i++) {
 		xfree(p->feat[i].features);
