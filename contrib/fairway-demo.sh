@@ -29,7 +29,7 @@ cat > "$extra" <<EOF
 FirstJobId=123
 PriorityWeightAge=1000
 PriorityWeightPartition=1000
-SchedulerParameters=sched_interval=-1,defer,bf_interval=5
+SchedulerParameters=sched_interval=-1,bf_interval=5
 EOF
 bash "$top/contrib/cluster-stop.sh" --dir "$dir" >/dev/null 2>&1
 step "start 4-node cluster with Fairway" "$LOGDIR/demo-cluster.log" \
