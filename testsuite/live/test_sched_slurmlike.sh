@@ -80,7 +80,7 @@ for i in "${!mix[@]}"; do
 done
 out=$(timeout 30 srun -n 3 -t 1 hostname 2>&1); rc=$?
 check "srun -n 3 hostname runs" test "$rc" = 0
-check_eq "... 3 tasks" 3 "$(grep -c . <<< "$out")"
+check_eq "... 3 tasks, each printing this host's name" 3 "$(grep -cx "$(hostname)" <<< "$out")"
 
 # A protected -n 8 job (4 nodes) waits for a 2-node job; a lower-priority
 # 1-node job with a longer limit would delay it on a free node.

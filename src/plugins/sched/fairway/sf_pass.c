@@ -65,11 +65,17 @@ struct feat_memo {
 };
 #define FEAT_MEMO_MAX 64
 
+/* What an active CoreCnt reservation holds on each of its nodes. */
+struct core_hold {
+	uint32_t node;		/* node index */
+	uint32_t cpus;		/* CPUs reserved there */
+};
+
 struct resv_map {
 	slurmctld_resv_t *resv;
 	int32_t idx;
-	uint32_t *cpus;	/* active CoreCnt reservation: CPUs it holds on
-			   each node (by node index); NULL: whole nodes */
+	struct core_hold *hold;	/* NULL: whole nodes */
+	uint32_t nhold;
 };
 
 /* Job ids (open addressing; 0 = empty). */
@@ -218,33 +224,39 @@ static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 }
 
 /*
- * CPUs an active reservation of cores (CoreCnt=, not whole nodes) holds on
- * each of its nodes, or NULL for a whole-node reservation.  Reservations
+ * The CPUs an active reservation of cores (CoreCnt=, not whole nodes) holds
+ * on each of its nodes, or NULL for a whole-node reservation.  Reservations
  * that start later are planned on whole nodes: the plan then never counts
  * on the cores they will take.
  */
-static uint32_t *reserved_cpus(slurmctld_resv_t *r, time_t now)
+static struct core_hold *core_holds(slurmctld_resv_t *r, time_t now,
+				    uint32_t *n)
 {
-	uint32_t *cpus;
+	struct core_hold *h;
+	int64_t i;
 
+	*n = 0;
 	if ((r->ctld_flags & RESV_CTLD_FULL_NODE) || !r->core_bitmap ||
 	    r->start_time > now)
 		return NULL;
-	cpus = xcalloc(node_record_count, sizeof(*cpus));
-	for (int i = 0; i < node_record_count; i++) {
-		node_record_t *n = node_record_table_ptr[i];
+	h = xcalloc(bit_set_count(r->node_bitmap) + 1, sizeof(*h));
+	for (i = bit_ffs(r->node_bitmap); i >= 0 && i < node_record_count;
+	     i++) {
+		node_record_t *nd = node_record_table_ptr[i];
 		uint32_t lo, hi, c = 0;
 
-		if (!n || !bit_test(r->node_bitmap, i))
+		if (!nd || !bit_test(r->node_bitmap, i))
 			continue;
 		lo = cr_get_coremap_offset(i);
 		hi = cr_get_coremap_offset(i + 1);
 		for (uint32_t k = lo; k < hi; k++)
 			if (bit_test(r->core_bitmap, k))
 				c++;
-		cpus[i] = c * (n->tpc ? n->tpc : 1);
+		h[*n].node = (uint32_t)i;
+		h[*n].cpus = c * (nd->tpc ? nd->tpc : 1);
+		(*n)++;
 	}
-	return cpus;
+	return h;
 }
 
 static void add_reservations(struct pass *p, struct fw_bitset *tmp)
@@ -258,26 +270,28 @@ static void add_reservations(struct pass *p, struct fw_bitset *tmp)
 	p->resv = xcalloc(list_count(resv_list) + 1, sizeof(*p->resv));
 	it = list_iterator_create(resv_list);
 	while ((r = list_next(it))) {
-		uint32_t *cpus;
+		struct core_hold *hold;
+		uint32_t nhold;
 		int32_t idx;
 
 		if (!r->node_bitmap || r->end_time <= p->now)
 			continue;
 		sf_bits_from_slurm(tmp, r->node_bitmap);
-		cpus = reserved_cpus(r, p->now);
-		idx = cpus ? fw_plan_add_partial_resv(p->plan, r->name, tmp,
+		hold = core_holds(r, p->now, &nhold);
+		idx = hold ? fw_plan_add_partial_resv(p->plan, r->name, tmp,
 						      r->start_time,
 						      r->end_time, &err)
 			   : fw_plan_add_resv(p->plan, r->name, tmp,
 					      r->start_time, r->end_time, &err);
 		if (idx < 0) {
 			fw_log_err(PLUGIN, &err);
-			xfree(cpus);
+			xfree(hold);
 			continue;
 		}
 		p->resv[p->nresv].resv = r;
 		p->resv[p->nresv].idx = idx;
-		p->resv[p->nresv].cpus = cpus;
+		p->resv[p->nresv].hold = hold;
+		p->resv[p->nresv].nhold = nhold;
 		p->nresv++;
 	}
 	list_iterator_destroy(it);
@@ -297,21 +311,17 @@ static void exclude_core_resv_nodes(struct pass *p, job_record_t *job,
 		const struct resv_map *m = &p->resv[k];
 		bool own = job->resv_ptr == m->resv;
 
-		if (!m->cpus)
-			continue;
-		for (int i = 0; i < node_record_count; i++) {
-			node_record_t *n = node_record_table_ptr[i];
-			uint32_t left;
+		for (uint32_t h = 0; h < m->nhold; h++) {
+			node_record_t *n = node_record_table_ptr[m->hold[h].node];
+			uint32_t held = m->hold[h].cpus;
+			uint32_t left = own ? held :
+					n->cpus > held ? n->cpus - held : 0;
 
-			if (!n || !bit_test(m->resv->node_bitmap, i))
-				continue;
-			left = own ? m->cpus[i] :
-			       n->cpus > m->cpus[i] ? n->cpus - m->cpus[i] : 0;
 			if (left >= cpus_per_node)
 				continue;
 			if (!*exc)
 				*exc = fw_bitset_new(sf.cluster->nnodes);
-			fw_bitset_set(*exc, (uint32_t)i);
+			fw_bitset_set(*exc, m->hold[h].node);
 		}
 	}
 }
@@ -1377,7 +1387,7 @@ static void pass_free(struct pass *p)
 	xfree(p->order);
 	xfree(p->seq_job);
 	for (size_t i = 0; i < p->nresv; i++)
-		xfree(p->resv[i].cpus);
+		xfree(p->resv[i].hold);
 	xfree(p->resv);
 	for (size_t i = 0; i < p->nfeat; i++) {
 		xfree(p->feat[i].features);
