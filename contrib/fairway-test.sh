@@ -7,6 +7,11 @@
 set -u
 source "$(dirname "$0")/build.sh"
 fw_prepare
+# Both plugins compiled with -Werror against every supported Slurm release
+# (22.05.8 and the header trees of 23.02-26.05; contrib/compile-check.sh).
+step "compile checks (Slurm 22.05 .. 26.05)" "$LOGDIR/compile-check.log" \
+  bash "$top/contrib/compile-check.sh"
+sed -n 's/^  \([0-9]\)/    \1/p' "$LOGDIR/compile-check.log"
 step "unit tests (Check, plain + ASan/UBSan)" "$LOGDIR/unit.log" make -C "$top" -j2 check
 # Every parser fuzzed briefly (FW_FUZZ_SECONDS per target, default 60);
 # executions per target are printed from its log.
