@@ -219,6 +219,15 @@ if [ -n "$extra" ]; then
 fi
 # Readable by all, like slurm.conf: the fairway command reads FairwayPort.
 if [ -n "$fwconf" ]; then install -m 644 "$fwconf" "$dir/etc/fairway.conf"; fi
+# From 24.05 slurmd initialises its cgroup plugin even with
+# proctrack/linuxproc and task/none, and fails without a usable cgroup
+# hierarchy (a Debian 13 root); "disabled" exists from 24.05 on.
+ctld_ver=$(slurmctld-wlm -V 2>/dev/null | awk '{ print $2 }')
+if [ "$(printf '%s\n24.05\n' "$ctld_ver" | sort -V | head -n1)" = 24.05 ]; then
+  echo "CgroupPlugin=disabled" > "$dir/etc/cgroup.conf"
+else
+  rm -f "$dir/etc/cgroup.conf"
+fi
 export SLURM_CONF="$conf"
 
 # ---- slurmdbd + MariaDB (optional) ---------------------------------------

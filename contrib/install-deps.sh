@@ -12,6 +12,7 @@ PKGS=(
   mariadb-server mariadb-client
   check pkg-config autoconf automake libtool make gcc
   dpkg-dev
+  mmdebstrap            # the Debian 13 root for the Slurm 24.11 stage (contrib/trixie-root.sh)
   clang libclang-rt-14-dev
   valgrind python3
   iproute2 util-linux   # ss, setpriv, runuser (testsuite/live/test_security.sh)

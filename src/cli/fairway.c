@@ -426,6 +426,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fairway: --tcp needs FairwayPort in fairway.conf (or FAIRWAY_PORT)\n");
 		return 2;
 	}
+	/* libslurm's plugins (auth, hash) must be loaded before any API call;
+	 * 22.05 loaded them on demand, 23.11+ aborts without this. */
+	slurm_init(NULL);
 	if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS) {
 		slurm_perror("fairway: cannot load the Slurm configuration");
 		return 1;

@@ -23,6 +23,8 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "fw_compat.h"
+
 #include "fw_config.h"
 #include "fw_server.h"
 #include "fw_slurm.h"
@@ -72,7 +74,8 @@ bool fw_job_visible_to(const job_record_t *job, uid_t uid)
 	 * are none (and asking would make assoc_mgr try to fetch it). */
 	if (!assoc_mgr_user_list || !job->account)
 		return false;
-	return assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account);
+	return assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account,
+					    false);
 }
 
 /* ------------------------------------------------------- configuration */

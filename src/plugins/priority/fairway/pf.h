@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "src/slurmctld/slurmctld.h"
+#include "fw_compat.h"
 
 #include "fw_accrue.h"
 #include "fw_config.h"
@@ -138,7 +138,7 @@ uint32_t pf_compute_job(job_record_t *job, fw_time_t now, bool store);
 void pf_fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
 		 struct fw_prio_job *j, uint64_t *tres, uint64_t *part_tres);
 void pf_fill_ctx(struct fw_prio_ctx *ctx, fw_time_t now);
-void pf_store_sprio(priority_factors_object_t *f, const struct fw_prio_sprio *sp);
+void pf_store_sprio(priority_factors_t *f, const struct fw_prio_sprio *sp);
 bool pf_needs_priority(const job_record_t *job, bool running_too);
 
 /* pf_recalc.c: the periodic recalculation of pending jobs' priorities

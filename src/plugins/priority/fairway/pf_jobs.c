@@ -67,7 +67,7 @@ void pf_fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
 		 struct fw_prio_job *j, uint64_t *tres, uint64_t *part_tres)
 {
 	const struct fw_prio_conf *c = pf.conf->prio;
-	struct job_details *d = job->details;
+	job_details_t *d = job->details;
 	uint32_t flags = fw_prio_flags(c);
 	int node;
 
@@ -154,7 +154,7 @@ void pf_fill_ctx(struct fw_prio_ctx *ctx, fw_time_t now)
 
 /* sprio's columns (weighted, integer) into a factors object.  The TRES
  * arrays are kept when their size still fits (no allocation per tick). */
-void pf_store_sprio(priority_factors_object_t *f, const struct fw_prio_sprio *sp)
+void pf_store_sprio(priority_factors_t *f, const struct fw_prio_sprio *sp)
 {
 	const struct fw_prio_conf *c = pf.conf->prio;
 	int nw = fw_prio_weighted_tres(c);
@@ -167,7 +167,6 @@ void pf_store_sprio(priority_factors_object_t *f, const struct fw_prio_sprio *sp
 	f->priority_qos = (double)sp->qos;
 	f->priority_site = (uint32_t)((int64_t)NICE_OFFSET + sp->site);
 	f->nice = (uint32_t)((int64_t)NICE_OFFSET + sp->nice);
-	f->direct_prio = 0;
 	if (nw <= 0 || !pf.tres_bound || slurmctld_tres_cnt <= 0) {
 		xfree(f->priority_tres);
 		xfree(f->tres_weights);
@@ -209,23 +208,33 @@ static uint32_t compute_in(job_record_t *job, part_record_t *part,
 	return fw_prio_compute(pf.conf->prio, &ctx, &j, res);
 }
 
+/*
+ * One entry per partition of a multi-partition job, repeated for each QOS
+ * of a multi-QOS job (Slurm 24.11+ indexes partition x QOS; Fairway's
+ * priority depends on the job's own QOS only).
+ */
 static void compute_priority_array(job_record_t *job, fw_time_t now)
 {
 	struct fw_prio_result res;
-	ListIterator it;
+	list_itr_t *it;
 	part_record_t *part;
-	int i = 0, n;
+	int p = 0, n, nqos = fw_job_qos_count(job);
+	uint32_t *arr;
 
 	if (!job->part_ptr_list) {
-		xfree(job->priority_array);
+		fw_job_prio_array_free(job);
 		return;
 	}
 	n = list_count(job->part_ptr_list);
-	if (!job->priority_array)
-		job->priority_array = xcalloc(n + 1, sizeof(uint32_t));
+	arr = fw_job_prio_array(job, n * nqos);
 	it = list_iterator_create(job->part_ptr_list);
-	while ((part = list_next(it)) && i < n)
-		job->priority_array[i++] = compute_in(job, part, now, &res);
+	while ((part = list_next(it)) && p < n) {
+		uint32_t prio = compute_in(job, part, now, &res);
+
+		for (int q = 0; q < nqos; q++)
+			arr[p * nqos + q] = prio;
+		p++;
+	}
 	list_iterator_destroy(it);
 }
 
@@ -237,7 +246,7 @@ uint32_t pf_compute_job(job_record_t *job, fw_time_t now, bool store)
 	if (!store)
 		return prio;
 	if (!job->prio_factors)
-		job->prio_factors = xmalloc(sizeof(priority_factors_object_t));
+		job->prio_factors = xmalloc(sizeof(*job->prio_factors));
 	pf_store_sprio(job->prio_factors, &res.sprio);
 	compute_priority_array(job, now);
 	return prio;
@@ -255,29 +264,28 @@ bool pf_needs_priority(const job_record_t *job, bool running_too)
 priority_factors_object_t *pf_factors_object(job_record_t *job,
 					     part_record_t *part, fw_time_t now)
 {
-	priority_factors_object_t *f = xmalloc(sizeof(*f));
+	priority_factors_object_t *o = xmalloc(sizeof(*o));
 	struct fw_prio_result res;
 
 	if (job->direct_set_prio) {
-		f->direct_prio = job->priority;
-		f->nice = NICE_OFFSET;
-		f->priority_site = NICE_OFFSET;
+		/* Slurm's own objects carry no factors then (23.02+). */
+		o->direct_prio = job->priority;
 	} else if (part == job->part_ptr && job->prio_factors &&
 		   !job->part_ptr_list) {
 		/* The values behind job->priority, as computed.  Not for a
 		 * multi-partition job: the schedulers move part_ptr from
 		 * partition to partition, so prio_factors may belong to
 		 * another one. */
-		slurm_copy_priority_factors_object(f, job->prio_factors);
-		xfree(f->partition); /* copy dups it; ours is borrowed */
+		slurm_copy_priority_factors(fw_factors_of(o), job->prio_factors);
 	} else {
 		compute_in(job, part, now, &res);
-		pf_store_sprio(f, &res.sprio);
+		pf_store_sprio(fw_factors_of(o), &res.sprio);
 	}
-	f->job_id = job->job_id;
-	f->user_id = job->user_id;
-	f->partition = part ? part->name : NULL; /* borrowed, not freed */
-	return f;
+	fw_factors_set_job(o, job->job_id);
+	o->user_id = job->user_id;
+	fw_factors_set_names(o, part ? part->name : NULL, job->account,
+			     job->qos_ptr ? job->qos_ptr->name : NULL);
+	return o;
 }
 
 /* ------------------------------------------------------------ explain */
@@ -367,7 +375,7 @@ char *pf_explain_job(uint32_t job_id)
 		 job->priority == 0 ? " (held)" : "");
 	append(&out, &len, &cap, line);
 	if (job->part_ptr_list) {
-		ListIterator it = list_iterator_create(job->part_ptr_list);
+		list_itr_t *it = list_iterator_create(job->part_ptr_list);
 		part_record_t *part;
 
 		while ((part = list_next(it)))
@@ -392,7 +400,7 @@ void pf_accrue_tick(fw_time_t now)
 	static struct fw_prio_job *jobs;
 	static size_t cap;
 	size_t n = 0;
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job;
 
 	if (!pf.accrue || !job_list)

@@ -143,7 +143,7 @@ static void gather_one(job_record_t *job, part_record_t *part, uint16_t idx,
 static void gather_job(job_record_t *job, fw_time_t now)
 {
 	if (job->part_ptr_list) {
-		ListIterator pit = list_iterator_create(job->part_ptr_list);
+		list_itr_t *pit = list_iterator_create(job->part_ptr_list);
 		int n = list_count(job->part_ptr_list);
 		part_record_t *part;
 		uint16_t i = 0;
@@ -159,7 +159,7 @@ static void gather_job(job_record_t *job, fw_time_t now)
 /* The ids of the jobs that need a priority (job R held). */
 static void collect_ids(bool running)
 {
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job;
 
 	pf.work_ids_len = 0;
@@ -297,21 +297,24 @@ static bool apply_job(job_record_t *job, const struct pf_work *w)
 	uint32_t old = job->priority;
 
 	if (job->part_ptr_list) {
-		if (!job->priority_array)
-			job->priority_array = xcalloc(w->nparts + 1, sizeof(uint32_t));
+		/* Partition x QOS entries (see compute_priority_array()). */
+		int nqos = fw_job_qos_count(job);
+		uint32_t *arr = fw_job_prio_array(job, w->nparts * nqos);
+
 		for (uint16_t k = 0; k < w->nparts; k++) {
-			job->priority_array[w[k].part_idx] = w[k].priority;
+			for (int q = 0; q < nqos; q++)
+				arr[w[k].part_idx * nqos + q] = w[k].priority;
 			if (w[k].part == job->part_ptr)
 				mainw = &w[k];
 		}
 		if (!mainw)
 			mainw = w; /* part_ptr not among them: first partition */
 	} else {
-		xfree(job->priority_array);
+		fw_job_prio_array_free(job);
 		mainw = w;
 	}
 	if (!job->prio_factors)
-		job->prio_factors = xmalloc(sizeof(priority_factors_object_t));
+		job->prio_factors = xmalloc(sizeof(*job->prio_factors));
 	pf_store_sprio(job->prio_factors, &mainw->sprio);
 	job->priority = mainw->priority;
 	return job->priority != old;

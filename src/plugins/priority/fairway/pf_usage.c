@@ -127,7 +127,7 @@ static uint64_t mix_str(uint64_t h, const char *s)
 /* Signature of everything the mirrored tree depends on. */
 static uint64_t assoc_signature(void)
 {
-	ListIterator it = list_iterator_create(assoc_mgr_assoc_list);
+	list_itr_t *it = list_iterator_create(assoc_mgr_assoc_list);
 	slurmdb_assoc_rec_t *a;
 	uint64_t h = 1469598103934665603ull;
 
@@ -205,7 +205,7 @@ static struct fw_fs_tree *build_dbd_tree(struct fw_err *err)
 	for (uint32_t i = 0; i < pf.assoc_node_len; i++)
 		pf.assoc_node[i] = -1;
 	do {
-		ListIterator it = list_iterator_create(assoc_mgr_assoc_list);
+		list_itr_t *it = list_iterator_create(assoc_mgr_assoc_list);
 		slurmdb_assoc_rec_t *a;
 		int i = 0, rc;
 
@@ -536,7 +536,7 @@ static void charge_job(job_record_t *job, fw_time_t now, bool at_end)
  */
 static void scale_limit_usage(double f, bool nodecay_qos_too)
 {
-	ListIterator it;
+	list_itr_t *it;
 	slurmdb_assoc_rec_t *a;
 	slurmdb_qos_rec_t *q;
 
@@ -603,7 +603,7 @@ void pf_usage_restored(void)
 
 void pf_usage_tick(fw_time_t now)
 {
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job;
 
 	if (!pf.tree)
@@ -642,7 +642,7 @@ void pf_usage_job_end(job_record_t *job, fw_time_t now)
  */
 void pf_usage_restart_run_secs(void)
 {
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job;
 	int n = slurmctld_tres_cnt > 0 ? slurmctld_tres_cnt : 1;
 	uint64_t delta[n];
@@ -683,7 +683,7 @@ void pf_usage_restart_run_secs(void)
 /* Write the values sshare shows into every association. */
 void pf_usage_mirror_to_assoc_mgr(void)
 {
-	ListIterator it;
+	list_itr_t *it;
 	slurmdb_assoc_rec_t *a;
 	struct fw_fs_values v;
 

@@ -35,7 +35,6 @@
 #include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
-#include "src/common/slurm_priority.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
@@ -57,9 +56,10 @@ FW_EXPORT void priority_p_reconfig(bool assoc_clear);
 FW_EXPORT void priority_p_set_assoc_usage(slurmdb_assoc_rec_t *assoc);
 FW_EXPORT double priority_p_calc_fs_factor(long double usage_efctv,
 					   long double shares_norm);
-FW_EXPORT List priority_p_get_priority_factors_list(
-	priority_factors_request_msg_t *req_msg, uid_t uid);
+FW_EXPORT list_t *priority_p_get_priority_factors_list(FW_PRIO_FACTORS_PARAMS);
 FW_EXPORT void priority_p_job_end(job_record_t *job_ptr);
+FW_EXPORT uint32_t priority_p_recover(uint32_t prio_boost);
+FW_EXPORT void priority_p_thread_start(void);
 
 /*
  * slurmctld-only data symbols we reference.  Defining them here (default
@@ -67,7 +67,7 @@ FW_EXPORT void priority_p_job_end(job_record_t *job_ptr);
  * lets client commands such as sshare dlopen this plugin: data references
  * are bound at load time even with lazy binding.
  */
-FW_EXPORT List job_list = NULL;
+FW_EXPORT list_t *job_list = NULL;
 FW_EXPORT time_t last_job_update = 0;
 FW_EXPORT time_t last_part_update = 0;
 FW_EXPORT uint32_t cluster_cpus = NO_VAL;
@@ -752,9 +752,9 @@ double priority_p_calc_fs_factor(long double usage_efctv,
 	return pow(2.0, -(double)(usage_efctv / shares_norm) / damp);
 }
 
-static bool list_has_u32(List l, uint32_t v)
+static bool list_has_u32(list_t *l, uint32_t v)
 {
-	ListIterator it;
+	list_itr_t *it;
 	uint32_t *p;
 	bool found = false;
 
@@ -799,46 +799,50 @@ static bool sprio_lists(const job_record_t *job, uid_t uid, fw_time_t now,
 	return fw_job_visible_to(job, uid);
 }
 
-List priority_p_get_priority_factors_list(
-	priority_factors_request_msg_t *req_msg, uid_t uid)
+list_t *priority_p_get_priority_factors_list(FW_PRIO_FACTORS_PARAMS)
 {
+	const fw_prio_request_t *req = FW_PRIO_FACTORS_REQ;
 	slurmctld_lock_t locks = { .job = READ_LOCK, .node = READ_LOCK,
 				   .part = READ_LOCK };
 	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK, .qos = READ_LOCK,
 				    .tres = READ_LOCK };
-	List ret = list_create(slurm_destroy_priority_factors_object);
+	list_t *ret = list_create(slurm_destroy_priority_factors_object);
 	fw_time_t now = time(NULL);
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job;
 	uint32_t flags;
 
-	lock_slurmctld(locks);
+	if (FW_PRIO_FACTORS_CALLER_LOCKED)
+		alocks.qos = NO_LOCK;
+	else
+		lock_slurmctld(locks);
 	assoc_mgr_lock(&alocks);
 	pthread_mutex_lock(&pf.mu);
 	flags = pf.conf ? fw_prio_flags(pf.conf->prio) : 0;
 	it = list_iterator_create(job_list);
 	while (pf.conf && (job = list_next(it))) {
 		if (!job->details || !sprio_lists(job, uid, now, flags) ||
-		    !list_has_u32(req_msg->job_id_list, job->job_id) ||
-		    !list_has_u32(req_msg->uid_list, job->user_id))
+		    !list_has_u32(fw_prio_req_jobs(req), job->job_id) ||
+		    !list_has_u32(fw_prio_req_users(req), job->user_id))
 			continue;
 		if (job->part_ptr_list) {
-			ListIterator pit = list_iterator_create(job->part_ptr_list);
+			list_itr_t *pit = list_iterator_create(job->part_ptr_list);
 			part_record_t *part;
 
 			while ((part = list_next(pit)))
-				if (partition_requested(req_msg->partitions, part->name))
+				if (partition_requested(fw_prio_req_partitions(req), part->name))
 					list_append(ret, pf_factors_object(job, part, now));
 			list_iterator_destroy(pit);
 		} else if (job->part_ptr &&
-			   partition_requested(req_msg->partitions, job->part_ptr->name)) {
+			   partition_requested(fw_prio_req_partitions(req), job->part_ptr->name)) {
 			list_append(ret, pf_factors_object(job, job->part_ptr, now));
 		}
 	}
 	list_iterator_destroy(it);
 	pthread_mutex_unlock(&pf.mu);
 	assoc_mgr_unlock(&alocks);
-	unlock_slurmctld(locks);
+	if (!FW_PRIO_FACTORS_CALLER_LOCKED)
+		unlock_slurmctld(locks);
 	if (!list_count(ret))
 		FREE_NULL_LIST(ret);
 	return ret;
@@ -855,4 +859,24 @@ void priority_p_job_end(job_record_t *job_ptr)
 	pf_usage_job_end(job_ptr, time(NULL));
 	pthread_mutex_unlock(&pf.mu);
 	assoc_mgr_unlock(&alocks);
+}
+
+/*
+ * Slurm 23.02+ calls this after recovering job state; priority/basic uses
+ * it to lift all priorities.  Fairway computes every priority itself (as on
+ * 22.05, where slurmctld boosted only priority/basic's jobs): no boost.
+ */
+uint32_t priority_p_recover(uint32_t prio_boost)
+{
+	(void)prio_boost;
+	return 0;
+}
+
+/*
+ * Slurm 23.11+ calls this once slurmctld is ready for plugin threads.
+ * Fairway's recalculation thread already starts in init() (in slurmctld
+ * only), the same on every release, so there is nothing left to start.
+ */
+void priority_p_thread_start(void)
+{
 }

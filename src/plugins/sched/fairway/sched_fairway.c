@@ -54,6 +54,7 @@ struct sf sf = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 	.tab_mu = PTHREAD_MUTEX_INITIALIZER,
+	.bit_word_off = -1, /* bit by bit until sf_bitcopy_selftest() */
 };
 
 static struct fw_server *server;

@@ -13,8 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "src/common/bitstring.h"
-#include "src/slurmctld/slurmctld.h"
+#include "fw_compat.h"
 
 #include "fw_bitset.h"
 #include "fw_config.h"
@@ -66,7 +65,7 @@ struct sf {
 	struct fw_cluster *cluster;       /* rebuilt when nodes/partitions change */
 	time_t cluster_node_stamp, cluster_part_stamp;
 	char **lic_names;                 /* cluster license index -> name */
-	bool bitcopy_fast;                /* Slurm bitstr words == fw_bitset words */
+	int bit_word_off;                 /* first data word of a Slurm bitmap, -1: copy bit by bit */
 	bool main_sched_off;              /* sched_interval=-1 given */
 
 	/* timing */

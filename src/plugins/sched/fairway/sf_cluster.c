@@ -15,11 +15,9 @@
 
 #include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
-#include "src/common/slurm_topology.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/licenses.h"
@@ -28,10 +26,17 @@
 #include "fw_slurm.h"
 #include "sf.h"
 
-/* Slurm's bitstr_t: two header words, then 64-bit words where bit i is
- * (1 << (i % 64)) of word i / 64 on little-endian hosts - the layout of
- * struct fw_bitset.  sf_bitcopy_selftest() checks it at start. */
-#define SLURM_BIT_WORDS(b) ((uint64_t *)((b) + BITSTR_OVERHEAD))
+/*
+ * Copying node sets word by word.  Slurm's bitstr_t is an array of 64-bit
+ * words: a few header words (how many is private to Slurm and changed over
+ * releases), then the bits, bit i being (1 << (i % 64)) of data word i / 64
+ * on little-endian hosts - the layout of struct fw_bitset.  Rather than
+ * assume the header size, sf_bitcopy_selftest() finds the first data word
+ * by setting a known pattern through Slurm's API, then checks a full copy
+ * against bit_test(); if either fails the copy goes bit by bit through the
+ * public API.  sf.bit_word_off is the data offset in words, -1 for "slow".
+ */
+#define SF_PROBE_WORDS 8
 
 void sf_bits_from_slurm(struct fw_bitset *dst, bitstr_t *src)
 {
@@ -43,8 +48,9 @@ void sf_bits_from_slurm(struct fw_bitset *dst, bitstr_t *src)
 	n = (uint32_t)bit_size(src);
 	if (n > dst->nbits)
 		n = dst->nbits;
-	if (sf.bitcopy_fast) {
-		memcpy(dst->w, SLURM_BIT_WORDS(src), FW_BITSET_WORDS(n) * 8);
+	if (sf.bit_word_off >= 0) {
+		memcpy(dst->w, (const uint64_t *)src + sf.bit_word_off,
+		       FW_BITSET_WORDS(n) * 8);
 		if (n % 64 && FW_BITSET_WORDS(n))
 			dst->w[FW_BITSET_WORDS(n) - 1] &= (1ull << (n % 64)) - 1;
 		return;
@@ -67,6 +73,36 @@ void sf_bits_to_slurm(bitstr_t *dst, const struct fw_bitset *src)
 	}
 }
 
+/* The data word of the probe pattern: bits w, w + 9 and 63 - w. */
+static uint64_t probe_word(int w)
+{
+	return (1ull << w) | (1ull << (w + 9)) | (1ull << (63 - w));
+}
+
+/*
+ * Offset (in 64-bit words) of the first data word of a Slurm bitmap, or -1.
+ * The bitmap holds SF_PROBE_WORDS data words, so reading words 0 .. 5 stays
+ * inside its allocation whatever the header size; a header of more than 3
+ * words is simply not found (slow path).
+ */
+static int find_word_offset(void)
+{
+	bitstr_t *b = bit_alloc(SF_PROBE_WORDS * 64);
+	const uint64_t *raw = (const uint64_t *)b;
+	int off = -1;
+
+	for (int w = 0; w < 3; w++)
+		for (int k = 0; k < 64; k++)
+			if (probe_word(w) & (1ull << k))
+				bit_set(b, w * 64 + k);
+	for (int k = 0; k <= 3 && off < 0; k++)
+		if (raw[k] == probe_word(0) && raw[k + 1] == probe_word(1) &&
+		    raw[k + 2] == probe_word(2))
+			off = k;
+	bit_free(b);
+	return off;
+}
+
 bool sf_bitcopy_selftest(void)
 {
 	static const int bits[] = { 0, 1, 63, 64, 65, 127, 129 };
@@ -76,12 +112,16 @@ bool sf_bitcopy_selftest(void)
 
 	for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++)
 		bit_set(b, bits[k]);
-	sf.bitcopy_fast = true;
-	sf_bits_from_slurm(f, b);
-	for (int i = 0; i < 130; i++)
+	sf.bit_word_off = find_word_offset();
+	if (sf.bit_word_off < 0)
+		ok = false;
+	else
+		sf_bits_from_slurm(f, b);
+	for (int i = 0; ok && i < 130; i++)
 		if (fw_bitset_test(f, i) != (bool)bit_test(b, i))
 			ok = false;
-	sf.bitcopy_fast = ok;
+	if (!ok)
+		sf.bit_word_off = -1;
 	bit_free(b);
 	fw_bitset_free(f);
 	return ok;
@@ -97,24 +137,24 @@ bool sf_bitcopy_selftest(void)
  */
 static void island_of_nodes(int32_t *island, int nnodes)
 {
-	int top = -1, want;
+	int top = -1, want, nsw = fw_switch_count();
 
 	for (int i = 0; i < nnodes; i++)
 		island[i] = -1;
-	if (!switch_record_table || switch_record_cnt <= 0)
+	if (nsw <= 0)
 		return;
-	for (int s = 0; s < switch_record_cnt; s++)
-		if (switch_record_table[s].level > top)
-			top = switch_record_table[s].level;
+	for (int s = 0; s < nsw; s++)
+		if (fw_switch_level(s) > top)
+			top = fw_switch_level(s);
 	want = top > 0 ? top - 1 : 0;
-	for (int s = 0; s < switch_record_cnt; s++) {
-		switch_record_t *sw = &switch_record_table[s];
+	for (int s = 0; s < nsw; s++) {
+		bitstr_t *nodes = fw_switch_nodes(s);
 
-		if (sw->level != want || !sw->node_bitmap)
+		if (fw_switch_level(s) != want || !nodes)
 			continue;
-		for (int64_t i = bit_ffs(sw->node_bitmap);
-		     i >= 0 && i < nnodes && i < bit_size(sw->node_bitmap); i++)
-			if (bit_test(sw->node_bitmap, i) && island[i] < 0)
+		for (int64_t i = bit_ffs(nodes);
+		     i >= 0 && i < nnodes && i < bit_size(nodes); i++)
+			if (bit_test(nodes, i) && island[i] < 0)
 				island[i] = s;
 	}
 }
@@ -161,7 +201,7 @@ static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 
 static int add_partitions(struct fw_cluster *c, struct fw_err *err)
 {
-	ListIterator it = list_iterator_create(part_list);
+	list_itr_t *it = list_iterator_create(part_list);
 	part_record_t *p;
 	struct fw_bitset *nodes = fw_bitset_new(node_record_count);
 	int rc = 0;
@@ -191,17 +231,17 @@ static int add_partitions(struct fw_cluster *c, struct fw_err *err)
 
 static int add_licenses(struct fw_cluster *c, struct fw_err *err)
 {
-	ListIterator it;
+	list_itr_t *it;
 	licenses_t *l;
 	int n = 0;
 
 	for (int i = 0; sf.lic_names && sf.lic_names[i]; i++)
 		xfree(sf.lic_names[i]);
 	xfree(sf.lic_names);
-	if (!license_list)
+	if (!cluster_license_list)
 		return 0;
-	sf.lic_names = xcalloc(list_count(license_list) + 1, sizeof(char *));
-	it = list_iterator_create(license_list);
+	sf.lic_names = xcalloc(list_count(cluster_license_list) + 1, sizeof(char *));
+	it = list_iterator_create(cluster_license_list);
 	while ((l = list_next(it))) {
 		if (fw_cluster_add_license(c, l->name, l->total, err) < 0) {
 			list_iterator_destroy(it);

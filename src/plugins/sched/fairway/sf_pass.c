@@ -27,14 +27,12 @@
 
 #include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/acct_policy.h"
-#include "src/slurmctld/burst_buffer.h"
 #include "src/slurmctld/fed_mgr.h"
 #include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/licenses.h"
@@ -42,7 +40,6 @@
 #include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/reservation.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/slurmctld/srun_comm.h"
 
 #include "fw_slurm.h"
 #include "sf.h"
@@ -112,6 +109,7 @@ struct pass {
 static slurmctld_lock_t pass_locks = {
 	.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 	.part = READ_LOCK, .fed = READ_LOCK,
+	FW_LOCK_SELECT_NODE(WRITE_LOCK) /* starts jobs (Slurm 26.05+) */
 };
 
 static int64_t ns_between(const struct timespec *a, const struct timespec *b)
@@ -150,7 +148,7 @@ static int32_t license_index(const char *name)
 /* licenses_t list of a job -> planner license array (NULL if none). */
 static struct fw_plan_lic *job_licenses(job_record_t *job, uint32_t *n)
 {
-	ListIterator it;
+	list_itr_t *it;
 	licenses_t *l;
 	struct fw_plan_lic *out;
 	uint32_t k = 0;
@@ -194,7 +192,7 @@ static void mark_unavailable_nodes(struct pass *p, struct fw_bitset *tmp)
 
 static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 {
-	ListIterator it = list_iterator_create(job_list);
+	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job;
 	struct fw_err err;
 
@@ -261,7 +259,7 @@ static struct core_hold *core_holds(slurmctld_resv_t *r, time_t now,
 
 static void add_reservations(struct pass *p, struct fw_bitset *tmp)
 {
-	ListIterator it;
+	list_itr_t *it;
 	slurmctld_resv_t *r;
 	struct fw_err err;
 
@@ -407,7 +405,7 @@ static uint32_t given64(uint64_t v)
  * (at least one socket).  select_nodes() has the last word. */
 static void job_gpu_request(job_record_t *job, struct fw_job_request *r)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 
 	if (!job->gres_list_req)
@@ -433,7 +431,7 @@ static void job_gpu_request(job_record_t *job, struct fw_job_request *r)
 /* The job's request in Slurm's terms, for fw_plan_job_size(). */
 static void job_request(job_record_t *job, struct fw_job_request *r)
 {
-	struct job_details *d = job->details;
+	job_details_t *d = job->details;
 	uint64_t mem;
 
 	memset(r, 0, sizeof(*r));
@@ -462,7 +460,7 @@ static void job_request(job_record_t *job, struct fw_job_request *r)
 static const struct fw_bitset *feature_lacking(struct pass *p,
 					       job_record_t *job)
 {
-	struct job_details *d = job->details;
+	job_details_t *d = job->details;
 	const char *want = d->features_use ? d->features_use : d->features;
 	struct feat_memo *m;
 	bitstr_t *ok;
@@ -494,7 +492,7 @@ static const struct fw_bitset *feature_lacking(struct pass *p,
 static void fill_plan_job(struct pass *p, struct qentry *e)
 {
 	job_record_t *job = e->job;
-	struct job_details *d = job->details;
+	job_details_t *d = job->details;
 	struct fw_plan_job *fj = &e->fj;
 	const struct fw_bitset *lacking = NULL;
 	struct fw_job_request req;
@@ -553,7 +551,7 @@ static int build_queue(struct pass *p)
 	 * here, and squeue would show none for the jobs the pass has not
 	 * reached yet (it yields to RPCs); clear_stale_estimates() clears
 	 * what a complete pass did not renew. */
-	List queue = build_job_queue(false, bf);
+	list_t *queue = build_job_queue(false, bf);
 	job_queue_rec_t *rec;
 	size_t cap;
 
@@ -637,7 +635,7 @@ static bool idset_has(const struct idset *set, uint32_t id)
  */
 static void clear_stale_estimates(const struct pass *p)
 {
-	ListIterator it = list_iterator_create(job_list);
+	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job;
 	bool changed = false;
 
@@ -815,6 +813,7 @@ static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
 	else
 		job_queue_rec_magnetic_resv(rec);
 	job->part_ptr = rec->part_ptr;
+	fw_queue_rec_apply_qos(job, rec);
 	job->priority = rec->priority;
 	job->last_sched_eval = p->now;
 	if (p->kind == SF_PASS_BACKFILL)
@@ -846,7 +845,7 @@ static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
 		return false;
 	if (job->deadline && job->deadline != NO_VAL && !deadline_ok(job, "sched/fairway"))
 		return false;
-	if (!acct_policy_job_runnable_state(job) &&
+	if (job_state_reason_check(job->state_reason, JSR_QOS_ASSOC) &&
 	    !acct_policy_job_runnable_pre_select(job, false))
 		return false;
 	if (assoc_mgr_validate_assoc_id(acct_db_conn, job->assoc_id,
@@ -901,7 +900,7 @@ static bool planner_restricted(job_record_t *job, bitstr_t *planner_exc,
 static int start_job(job_record_t *job, const struct fw_bitset *allowed,
 		     bool backfilled, bool *restricted)
 {
-	struct job_details *d = job->details;
+	job_details_t *d = job->details;
 	bitstr_t *orig = d->exc_node_bitmap, *exc = bit_alloc(node_record_count);
 	job_record_t *meta;
 	uint32_t saved_limit = job->time_limit;
@@ -919,7 +918,9 @@ static int start_job(job_record_t *job, const struct fw_bitset *allowed,
 	if (fed_mgr_job_lock(job)) {
 		rc = ESLURM_FED_JOB_LOCK;
 	} else {
-		rc = select_nodes(job, false, NULL, NULL, false,
+		job_node_select_t sel = { .job_ptr = job };
+
+		rc = select_nodes(&sel, false, false,
 				  backfilled ? SLURMDB_JOB_FLAG_BACKFILL
 					     : SLURMDB_JOB_FLAG_SCHED);
 		if (rc == SLURM_SUCCESS)

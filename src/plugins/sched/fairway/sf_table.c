@@ -256,7 +256,7 @@ char *sf_explain(uint32_t job_id, uid_t uid)
 		add(&out, "\n");
 	} else if (!e || !e->decided) {
 		add(&out, "Job %u is pending; Fairway has not planned it yet (reason: %s)\n",
-		    job_id, job_reason_string(job->state_reason));
+		    job_id, job_state_reason_string(job->state_reason));
 	} else {
 		add(&out, "Job %u: pending in partition %s with priority %u (plan of %lds ago)\n",
 		    job_id, e->partition ? e->partition : "?", e->priority,
