@@ -14,9 +14,12 @@
 #                        sched_fairway.so (default: <top>/plugins)
 #     --slurm-extra FILE lines appended to slurm.conf (override defaults)
 #     --fairway-conf F   fairway.conf to install beside slurm.conf
-#     --gres A-B:NAME:N  nodes nA..nB get N generic resources NAME (GresTypes
-#                        and gres.conf are written; placeholder device
-#                        files), e.g. --gres 3-4:gpu:1
+#     --gres A-B:NAME[:TYPE]:N
+#                        nodes nA..nB get N generic resources NAME (of TYPE);
+#                        repeatable.  GresTypes and gres.conf are written;
+#                        gpu gets placeholder device files, any other NAME is
+#                        count-only (no File), e.g. --gres 1-2:gpu:a100:2
+#                        --gres 3:gpu:v100:2 --gres 2-4:tmpdisk:100
 #     --dbd              also start MariaDB + slurmdbd (accounting storage)
 #     --dbd-port P       slurmdbd port; MariaDB listens on P+1 (default:
 #                        SlurmctldPort+999)
@@ -51,7 +54,7 @@ while [ $# -gt 0 ]; do
     --plugins) plugins=$2; shift 2;;
     --slurm-extra) extra=$2; shift 2;;
     --fairway-conf) fwconf=$2; shift 2;;
-    --gres) gres=$2; shift 2;;
+    --gres) gres="$gres${gres:+ }$2"; shift 2;;
     --dbd) dbd=1; shift;;
     --dbd-port) dbdport=$2; shift 2;;
     --no-fairway) fairway=0; shift;;
@@ -134,25 +137,39 @@ AccountingStoragePort=$dbdport
 AccountingStoragePass=$sock
 AccountingStorageEnforce=associations,limits,qos"
 fi
-# NodeName lines: one range, or three when --gres gives some nodes GRES.
+# NodeName lines: one range, or one line per node when --gres gives nodes
+# generic resources.
 node_range() { # first last [extra]
   [ "$1" -le "$2" ] || return 0
   echo "NodeName=n[$1-$2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + $1))-$((port + $2)) CPUs=$cpus RealMemory=$mem${3:+ $3} State=UNKNOWN"
 }
 gres_lines=""
 if [ -n "$gres" ]; then
-  [[ "$gres" =~ ^([0-9]+)-([0-9]+):([a-z]+):([0-9]+)$ ]] \
-    || die "--gres wants A-B:NAME:COUNT (e.g. 1-2:gpu:2), got '$gres'"
-  ga=${BASH_REMATCH[1]}; gb=${BASH_REMATCH[2]}; gname=${BASH_REMATCH[3]}; gcnt=${BASH_REMATCH[4]}
-  [ "$ga" -ge 1 ] && [ "$ga" -le "$gb" ] && [ "$gb" -le "$nodes" ] \
-    || die "--gres node range $ga-$gb is not inside 1-$nodes"
-  node_lines=$(node_range 1 $((ga - 1)); node_range "$ga" "$gb" "Gres=$gname:$gcnt"; node_range $((gb + 1)) "$nodes")
-  gres_lines="GresTypes=$gname"
-  # GPUs without device files are dropped by slurmd: give each one a
-  # placeholder file (nothing opens them: TaskPlugin=task/none).
-  mkdir -p "$dir/gres"
-  for i in $(seq 0 $((gcnt - 1))); do : > "$dir/gres/$gname$i"; done
-  echo "NodeName=n[$ga-$gb] Name=$gname Count=$gcnt File=$dir/gres/$gname[0-$((gcnt - 1))]" > "$dir/etc/gres.conf"
+  declare -A node_gres=()
+  types=""; : > "$dir/etc/gres.conf"; mkdir -p "$dir/gres"
+  for spec in $gres; do
+    [[ "$spec" =~ ^([0-9]+)(-([0-9]+))?:([a-z]+)(:([a-z0-9]+))?:([0-9]+)$ ]] \
+      || die "--gres wants A-B:NAME[:TYPE]:COUNT (e.g. 1-2:gpu:a100:2), got '$spec'"
+    ga=${BASH_REMATCH[1]}; gb=${BASH_REMATCH[3]:-$ga}; gname=${BASH_REMATCH[4]}
+    gtype=${BASH_REMATCH[6]}; gcnt=${BASH_REMATCH[7]}
+    [ "$ga" -ge 1 ] && [ "$ga" -le "$gb" ] && [ "$gb" -le "$nodes" ] \
+      || die "--gres node range $ga-$gb is not inside 1-$nodes"
+    case ",$types," in *",$gname,"*) ;; *) types="$types${types:+,}$gname";; esac
+    line="NodeName=n[$ga-$gb] Name=$gname${gtype:+ Type=$gtype} Count=$gcnt"
+    if [ "$gname" = gpu ]; then
+      # GPUs without device files are dropped by slurmd: placeholders
+      # (nothing opens them: TaskPlugin=task/none).
+      for i in $(seq 0 $((gcnt - 1))); do : > "$dir/gres/$gname${gtype}$i"; done
+      line="$line File=$dir/gres/$gname${gtype}[0-$((gcnt - 1))]"
+    fi
+    echo "$line" >> "$dir/etc/gres.conf"
+    for i in $(seq "$ga" "$gb"); do
+      node_gres[$i]="${node_gres[$i]:-}${node_gres[$i]:+,}$gname${gtype:+:$gtype}:$gcnt"
+    done
+  done
+  node_lines=$(for i in $(seq 1 "$nodes"); do
+    node_range "$i" "$i" "${node_gres[$i]:+Gres=${node_gres[$i]}}"; done)
+  gres_lines="GresTypes=$types"
 elif [ -n "$frontend" ]; then
   # One front-end daemon (its port is SlurmdPort) for every node.
   node_lines="FrontendName=fe1 FrontendAddr=127.0.0.1 Port=$((port + 1))

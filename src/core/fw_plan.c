@@ -803,6 +803,16 @@ int32_t fw_plan_add_partial_resv(struct fw_plan *p, const char *name,
 /* Node-set classes                                                    */
 /* ------------------------------------------------------------------ */
 
+/* Does a node of type t have every GRES the job needs on each node? */
+static bool type_has_gres(const struct fw_ctype *t,
+			  const struct fw_plan_job *j)
+{
+	for (uint32_t g = 0; g < j->ngres; g++)
+		if ((t->gres ? t->gres[j->gres[g].idx] : 0) < j->gres[g].count)
+			return false;
+	return true;
+}
+
 static void job_type_vector(struct fw_plan *p, const struct fw_plan_job *j)
 {
 	const struct fw_cluster *cl = p->cl;
@@ -811,7 +821,8 @@ static void job_type_vector(struct fw_plan *p, const struct fw_plan_job *j)
 	for (uint32_t t = 0; t < cl->ntypes; t++)
 		if (cl->types[t].cpus >= j->cpus_per_node &&
 		    cl->types[t].mem_mb >= j->mem_per_node_mb &&
-		    cl->types[t].gpus >= j->gpus_per_node)
+		    cl->types[t].gpus >= j->gpus_per_node &&
+		    type_has_gres(&cl->types[t], j))
 			p->tv[t >> 6] |= (uint64_t)1 << (t & 63);
 }
 
@@ -947,6 +958,13 @@ static int validate_job(const struct fw_plan *p, const struct fw_plan_job *j,
 	if (j->nodes_min == 0)
 		return fw_err_set(err, NULL, 0, "JobId", id,
 				  "needs at least one node");
+	if (j->ngres && !j->gres)
+		return fw_err_set(err, NULL, 0, "JobId", id, "GRES missing");
+	for (uint32_t g = 0; g < j->ngres; g++)
+		if (j->gres[g].idx >= p->cl->ngres)
+			return fw_err_set(err, NULL, 0, "JobId", id,
+					  "GRES index %u out of range",
+					  j->gres[g].idx);
 	if (j->nodes_max && j->nodes_max < j->nodes_min)
 		return fw_err_set(err, NULL, 0, "JobId", id,
 				  "node count max %u < min %u", j->nodes_max,
@@ -1393,7 +1411,7 @@ static void classify(struct fw_plan *p, const struct fw_plan_job *j,
 			ec->idle_gen = p->idle_gen;
 		}
 		if (ec->idle_cnt < n) {
-			d->reason = j->gpus_per_node ? FW_REASON_GPUS :
+			d->reason = j->gpus_per_node || j->ngres ? FW_REASON_GPUS :
 				    FW_REASON_NODES;
 			return;
 		}
@@ -1413,7 +1431,7 @@ static void classify(struct fw_plan *p, const struct fw_plan_job *j,
 	for (uint32_t w = lo; w < hi; w++)
 		Y[w] = p->idle->w[w] & cd->Eb[w];
 	if ((cnt = count_words(Y, lo, hi)) < n) {
-		d->reason = j->gpus_per_node ? FW_REASON_GPUS :
+		d->reason = j->gpus_per_node || j->ngres ? FW_REASON_GPUS :
 			    FW_REASON_NODES;
 		return;
 	}

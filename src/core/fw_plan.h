@@ -50,11 +50,20 @@
 /* Cluster                                                             */
 /* ------------------------------------------------------------------ */
 
+/* A generic resource (fw_cluster_add_gres index) and a count: what a node
+ * has, or what a job needs on each of its nodes. */
+struct fw_gres_count {
+	uint32_t idx;
+	uint64_t count;
+};
+
 struct fw_node_def {
 	const char *name;
 	uint32_t cpus;
 	uint64_t mem_mb;
-	uint32_t gpus;
+	uint32_t gpus;		/* all GPUs, whatever their type */
+	const struct fw_gres_count *gres;	/* other GRES, typed GPUs */
+	uint32_t ngres;
 	int32_t island;		/* switch/island id >= 0, or -1 for none */
 	bool usable;		/* false: down/drained for the life of the cluster */
 };
@@ -73,6 +82,7 @@ struct fw_cnode {
 	uint32_t cpus;
 	uint64_t mem_mb;
 	uint32_t gpus;
+	uint64_t *gres;		/* count per cluster GRES index (NULL: none) */
 	int32_t island;
 	bool usable;
 	uint32_t type;		/* index into fw_cluster.types */
@@ -99,6 +109,7 @@ struct fw_ctype {
 	uint32_t cpus;
 	uint64_t mem_mb;
 	uint32_t gpus;
+	const uint64_t *gres;	/* a member node's counts (NULL: none) */
 	struct fw_bitset *nodes;
 };
 
@@ -109,7 +120,8 @@ struct fw_cisland {
 };
 
 struct fw_cluster {
-	uint32_t nnodes, nparts, nlics, ntypes, nislands;
+	uint32_t nnodes, nparts, nlics, ntypes, nislands, ngres;
+	char **gres_names;	/* "gpu:a100", "shard", "tmpdisk", ... */
 	struct fw_cnode *nodes;
 	struct fw_cpart *parts;
 	struct fw_clicense *lics;
@@ -139,6 +151,12 @@ int32_t fw_cluster_add_partition(struct fw_cluster *c,
 				 struct fw_err *err);
 int32_t fw_cluster_add_license(struct fw_cluster *c, const char *name,
 			       uint32_t total, struct fw_err *err);
+/* A generic resource by name ("gpu:a100", "shard", "tmpdisk"); all GRES
+ * come before the first node.  Returns its index (the same index for a
+ * name given twice), or -1. */
+int32_t fw_cluster_add_gres(struct fw_cluster *c, const char *name,
+			    struct fw_err *err);
+int32_t fw_cluster_gres_index(const struct fw_cluster *c, const char *name);
 /* Derive islands and node types; no more additions afterwards. */
 int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err);
 int32_t fw_cluster_node_index(const struct fw_cluster *c, const char *name);
@@ -232,6 +250,8 @@ struct fw_plan_job {
 	uint32_t cpus_per_node;
 	uint64_t mem_per_node_mb;
 	uint32_t gpus_per_node;
+	const struct fw_gres_count *gres;	/* per node, besides GPUs */
+	uint32_t ngres;
 	int64_t time_limit;	/* seconds; <= 0 = unlimited */
 	const struct fw_plan_lic *lics;
 	uint32_t nlics;

@@ -23,8 +23,13 @@ void fw_cluster_free(struct fw_cluster *c)
 {
 	if (!c)
 		return;
-	for (uint32_t i = 0; i < c->nnodes; i++)
+	for (uint32_t i = 0; i < c->nnodes; i++) {
 		free(c->nodes[i].name);
+		free(c->nodes[i].gres);
+	}
+	for (uint32_t i = 0; i < c->ngres; i++)
+		free(c->gres_names[i]);
+	free(c->gres_names);
 	for (uint32_t i = 0; i < c->nparts; i++) {
 		free(c->parts[i].name);
 		fw_bitset_free(c->parts[i].nodes);
@@ -122,6 +127,11 @@ int32_t fw_cluster_add_node(struct fw_cluster *c, const struct fw_node_def *d,
 	if (d->island < -1)
 		return fw_err_set(err, NULL, 0, "NodeName", d->name,
 				  "island id %d is negative", d->island);
+	for (uint32_t g = 0; g < d->ngres; g++)
+		if (d->gres[g].idx >= c->ngres)
+			return fw_err_set(err, NULL, 0, "NodeName", d->name,
+					  "GRES index %u not defined",
+					  d->gres[g].idx);
 	if (c->nnodes == c->cap_nodes) {
 		c->cap_nodes = c->cap_nodes ? c->cap_nodes * 2 : 64;
 		c->nodes = fw_xrealloc(c->nodes,
@@ -133,6 +143,11 @@ int32_t fw_cluster_add_node(struct fw_cluster *c, const struct fw_node_def *d,
 	n->cpus = d->cpus;
 	n->mem_mb = d->mem_mb;
 	n->gpus = d->gpus;
+	if (d->ngres && c->ngres) {
+		n->gres = fw_xcalloc(c->ngres, sizeof(*n->gres));
+		for (uint32_t g = 0; g < d->ngres; g++)
+			n->gres[d->gres[g].idx] += d->gres[g].count;
+	}
 	n->island = d->island;
 	n->usable = d->usable;
 	n->island_idx = -1;
@@ -218,17 +233,56 @@ int32_t fw_cluster_add_license(struct fw_cluster *c, const char *name,
 	return (int32_t)c->nlics++;
 }
 
+static bool same_gres(const struct fw_cluster *c, const uint64_t *a,
+		      const uint64_t *b)
+{
+	for (uint32_t g = 0; g < c->ngres; g++)
+		if ((a ? a[g] : 0) != (b ? b[g] : 0))
+			return false;
+	return true;
+}
+
+int32_t fw_cluster_gres_index(const struct fw_cluster *c, const char *name)
+{
+	for (uint32_t g = 0; name && g < c->ngres; g++)
+		if (strcmp(c->gres_names[g], name) == 0)
+			return (int32_t)g;
+	return -1;
+}
+
+int32_t fw_cluster_add_gres(struct fw_cluster *c, const char *name,
+			    struct fw_err *err)
+{
+	int32_t g;
+
+	if (frozen(c, "Gres", name, err))
+		return -1;
+	if (!name || !name[0])
+		return fw_err_set(err, NULL, 0, "Gres", "", "GRES without a name");
+	if ((g = fw_cluster_gres_index(c, name)) >= 0)
+		return g;
+	if (c->nnodes)
+		return fw_err_set(err, NULL, 0, "Gres", name,
+				  "GRES must be defined before nodes");
+	c->gres_names = fw_xrealloc(c->gres_names,
+				    (c->ngres + 1) * sizeof(*c->gres_names));
+	c->gres_names[c->ngres] = fw_strdup(name);
+	return (int32_t)c->ngres++;
+}
+
 static uint32_t find_or_add_type(struct fw_cluster *c, const struct fw_cnode *n)
 {
 	for (uint32_t t = 0; t < c->ntypes; t++)
 		if (c->types[t].cpus == n->cpus &&
 		    c->types[t].mem_mb == n->mem_mb &&
-		    c->types[t].gpus == n->gpus)
+		    c->types[t].gpus == n->gpus &&
+		    same_gres(c, c->types[t].gres, n->gres))
 			return t;
 	c->types = fw_xrealloc(c->types, (c->ntypes + 1) * sizeof(*c->types));
 	c->types[c->ntypes].cpus = n->cpus;
 	c->types[c->ntypes].mem_mb = n->mem_mb;
 	c->types[c->ntypes].gpus = n->gpus;
+	c->types[c->ntypes].gres = n->gres;
 	c->types[c->ntypes].nodes = fw_bitset_new(c->nnodes);
 	return c->ntypes++;
 }

@@ -4,6 +4,7 @@
  * value is worked out by hand in the comment beside it.
  */
 #include <check.h>
+#include <stdio.h>
 
 #include "test_plan_util.h"
 
@@ -203,6 +204,85 @@ START_TEST(sized_job_starts_in_a_pass)
 }
 END_TEST
 
+/* Typed GPUs and a count-only GRES: n00-n01 have gpu:a100:2, n02-n03
+ * gpu:v100:2 and 100 "tmpdisk" each.  A job asking for gpu:a100:1 is
+ * planned on an a100 node only: with both a100 nodes busy for an hour it
+ * waits that hour although the v100 nodes are free; a job asking for
+ * tmpdisk:50 runs on n02-n03 only; tmpdisk:150 never fits. */
+static struct fw_cluster *gres_cluster(int32_t *a100, int32_t *tmpdisk)
+{
+	struct fw_cluster *cl = fw_cluster_new();
+	struct fw_err e;
+	int32_t v100;
+
+	*a100 = fw_cluster_add_gres(cl, "gpu:a100", &e);
+	v100 = fw_cluster_add_gres(cl, "gpu:v100", &e);
+	*tmpdisk = fw_cluster_add_gres(cl, "tmpdisk", &e);
+	ck_assert_int_eq(fw_cluster_add_gres(cl, "gpu:a100", &e), *a100);
+	for (int i = 0; i < 4; i++) {
+		char name[8];
+		struct fw_gres_count g[2] = {
+			{ (uint32_t)(i < 2 ? *a100 : v100), 2 },
+			{ (uint32_t)*tmpdisk, 100 },
+		};
+		struct fw_node_def d = {
+			.name = name, .cpus = 8, .mem_mb = 64000, .gpus = 2,
+			.gres = g, .ngres = i < 2 ? 1 : 2, .island = -1,
+			.usable = true,
+		};
+
+		snprintf(name, sizeof(name), "n%02d", i);
+		ck_assert_int_eq(fw_cluster_add_node(cl, &d, &e), i);
+	}
+	ck_assert_int_lt(fw_cluster_add_gres(cl, "shard", &e), 0);
+	tp_part(cl, "all", "0-3", 1);
+	tp_end(cl);
+	return cl;
+}
+
+START_TEST(typed_gres_are_planned_by_type)
+{
+	int32_t a100, tmpdisk;
+	struct fw_cluster *cl = gres_cluster(&a100, &tmpdisk);
+	struct fw_plan_conf *conf = fw_plan_conf_new();
+	struct fw_gres_count want_a100 = { (uint32_t)a100, 1 };
+	struct fw_gres_count want_disk = { (uint32_t)tmpdisk, 50 };
+	struct fw_gres_count too_much = { (uint32_t)tmpdisk, 150 };
+	struct fw_plan_job j[3];
+	struct fw_plan_result r[3];
+	struct fw_bitset *busy = tp_set(cl, "0-1");
+	struct fw_plan *p;
+	struct fw_err e;
+
+	ck_assert_int_eq(fw_plan_conf_finish(conf, &e), 0);
+	j[0] = tp_job(1, 300, 0, 1, H);
+	j[0].gpus_per_node = 1;
+	j[0].gres = &want_a100;
+	j[0].ngres = 1;
+	j[1] = tp_job(2, 200, 0, 1, H);
+	j[1].gres = &want_disk;
+	j[1].ngres = 1;
+	j[2] = tp_job(3, 100, 0, 1, H);
+	j[2].gres = &too_much;
+	j[2].ngres = 1;
+	p = fw_plan_new(cl, conf, NOW, &e);
+	ck_assert_int_eq(fw_plan_add_running(p, busy, NOW + H, NULL, 0, &e), 0);
+	ck_assert_int_eq(fw_plan_backfill(p, j, 3, r, &e), 0);
+	ck_assert_int_eq(r[0].kind, FW_PLAN_RESERVED);
+	ck_assert_int_eq(r[0].start, NOW + H);
+	ck_assert_uint_lt(r[0].node_idx[0], 2);
+	ck_assert_int_eq(r[1].kind, FW_PLAN_START_NOW);
+	ck_assert_uint_ge(r[1].node_idx[0], 2);
+	ck_assert_int_eq(r[2].kind, FW_PLAN_NOT_RUNNABLE);
+	ck_assert_int_eq(r[2].reason, FW_REASON_NEVER_FITS);
+	fw_plan_results_free(r, 3);
+	fw_plan_free(p);
+	fw_bitset_free(busy);
+	fw_plan_conf_free(conf);
+	fw_cluster_free(cl);
+}
+END_TEST
+
 Suite *plan_size_suite(void)
 {
 	Suite *s = suite_create("plan_size");
@@ -212,6 +292,7 @@ Suite *plan_size_suite(void)
 	tcase_add_test(tc, requests_that_never_fit_stay_too_big);
 	tcase_add_test(tc, mixed_node_shapes_take_the_fewest_nodes);
 	tcase_add_test(tc, sized_job_starts_in_a_pass);
+	tcase_add_test(tc, typed_gres_are_planned_by_type);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -168,35 +168,122 @@ static uint32_t node_gpus(const node_record_t *n)
 	return c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 }
 
+/*
+ * Every generic resource a node is configured with, as the planner names
+ * them: "NAME" for the total of each GRES but GPUs (their total is
+ * fw_node_def.gpus), and "NAME:TYPE" for each typed one ("gpu:a100",
+ * "gpu:v100").  A count-only GRES with no device file ("tmpdisk") is one
+ * like any other.
+ */
+typedef void (*gres_visit_fn)(const char *name, uint64_t count, void *arg);
+
+static void each_node_gres(const node_record_t *n, gres_visit_fn fn,
+			   void *arg)
+{
+	list_itr_t *it;
+	gres_state_t *gs;
+
+	if (!n->gres_list)
+		return;
+	it = list_iterator_create(n->gres_list);
+	while ((gs = list_next(it))) {
+		gres_node_state_t *ns = gs->gres_data;
+		char typed[256];
+
+		if (!ns || !gs->gres_name)
+			continue;
+		if (xstrcmp(gs->gres_name, "gpu"))
+			fn(gs->gres_name, ns->gres_cnt_config, arg);
+		for (int t = 0; t < ns->type_cnt; t++) {
+			if (!ns->type_name || !ns->type_name[t])
+				continue;
+			snprintf(typed, sizeof(typed), "%s:%s", gs->gres_name,
+				 ns->type_name[t]);
+			fn(typed, ns->type_cnt_avail ? ns->type_cnt_avail[t] : 0,
+			   arg);
+		}
+	}
+	list_iterator_destroy(it);
+}
+
+struct gres_acc {
+	struct fw_cluster *c;
+	struct fw_gres_count *v;
+	uint32_t n, cap;
+	int rc;
+	struct fw_err *err;
+};
+
+static void gres_register(const char *name, uint64_t count, void *arg)
+{
+	struct gres_acc *a = arg;
+
+	(void)count;
+	if (a->rc == 0 && fw_cluster_add_gres(a->c, name, a->err) < 0)
+		a->rc = -1;
+}
+
+static void gres_collect(const char *name, uint64_t count, void *arg)
+{
+	struct gres_acc *a = arg;
+	int32_t idx = fw_cluster_gres_index(a->c, name);
+
+	if (idx < 0 || !count)
+		return;
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 8;
+		xrecalloc(a->v, a->cap, sizeof(*a->v));
+	}
+	a->v[a->n].idx = (uint32_t)idx;
+	a->v[a->n].count = count;
+	a->n++;
+}
+
+static int register_gres(struct fw_cluster *c, struct fw_err *err)
+{
+	struct gres_acc a = { .c = c, .err = err };
+
+	for (int i = 0; i < node_record_count && a.rc == 0; i++)
+		if (node_record_table_ptr[i])
+			each_node_gres(node_record_table_ptr[i], gres_register,
+				       &a);
+	return a.rc;
+}
+
 static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 {
 	int32_t *island = xcalloc(node_record_count ? node_record_count : 1,
 				  sizeof(int32_t));
+	struct gres_acc g = { .c = c };
 	char absent[64];
+	int rc = 0;
 
 	island_of_nodes(island, node_record_count);
-	for (int i = 0; i < node_record_count; i++) {
+	for (int i = 0; i < node_record_count && rc == 0; i++) {
 		node_record_t *n = node_record_table_ptr[i];
 		struct fw_node_def d = { .island = island[i] };
 
+		g.n = 0;
 		if (n) {
 			d.name = n->name;
 			d.cpus = n->cpus;
 			d.mem_mb = n->real_memory;
 			d.gpus = node_gpus(n);
+			each_node_gres(n, gres_collect, &g);
+			d.gres = g.v;
+			d.ngres = g.n;
 			d.usable = true;
 		} else {
 			snprintf(absent, sizeof(absent), "(absent-%d)", i);
 			d.name = absent;
 			d.usable = false;
 		}
-		if (fw_cluster_add_node(c, &d, err) != i) {
-			xfree(island);
-			return -1;
-		}
+		if (fw_cluster_add_node(c, &d, err) != i)
+			rc = -1;
 	}
+	xfree(g.v);
 	xfree(island);
-	return 0;
+	return rc;
 }
 
 static int add_partitions(struct fw_cluster *c, struct fw_err *err)
@@ -269,7 +356,7 @@ int sf_cluster_refresh(struct fw_err *err)
 	    sf.cluster->nnodes == (uint32_t)node_record_count)
 		return 0;
 	c = fw_cluster_new();
-	if (add_nodes(c, err) || add_partitions(c, err) ||
+	if (register_gres(c, err) || add_nodes(c, err) || add_partitions(c, err) ||
 	    add_licenses(c, err) || fw_cluster_finalize(c, err)) {
 		fw_cluster_free(c);
 		return -1;

@@ -52,6 +52,7 @@ struct qentry {
 	struct fw_plan_job fj;
 	struct fw_bitset *req, *exc;   /* owned */
 	struct fw_plan_lic *lics;      /* owned */
+	struct fw_gres_count *gres;    /* owned */
 };
 
 /* Nodes that lack the features a job requires (--constraint), computed
@@ -454,6 +455,61 @@ static void job_request(job_record_t *job, struct fw_job_request *r)
 	job_gpu_request(job, r);
 }
 
+/* What one GRES request asks of each of `nodes` nodes running `tasks`. */
+static uint64_t gres_per_node(const gres_job_state_t *js, uint32_t nodes,
+			      uint32_t tasks)
+{
+	if (given64(js->gres_per_node))
+		return given64(js->gres_per_node);
+	if (given64(js->gres_per_socket))
+		return given64(js->gres_per_socket);
+	if (given64(js->gres_per_task))
+		return given64(js->gres_per_task) *
+		       ((tasks + nodes - 1) / nodes);
+	return (given64(js->gres_per_job) + nodes - 1) / nodes;
+}
+
+/*
+ * Every GRES the job asks for on each node besides its GPU count (that is
+ * fw_plan_job.gpus_per_node): typed GPUs ("gpu:a100") and other GRES
+ * ("shard", "tmpdisk"), as the cluster's indices (fw_cluster_gres_index;
+ * a name no node has is left to select_nodes()).  NULL if none.
+ */
+static struct fw_gres_count *job_gres(job_record_t *job, uint32_t nodes,
+				      uint32_t tasks, uint32_t *n)
+{
+	struct fw_gres_count *v = NULL;
+	list_itr_t *it;
+	gres_state_t *gs;
+
+	*n = 0;
+	if (!job->gres_list_req || !nodes)
+		return NULL;
+	it = list_iterator_create(job->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+		char key[256];
+		int32_t idx;
+
+		if (!js || !gs->gres_name ||
+		    (!xstrcmp(gs->gres_name, "gpu") && !js->type_name))
+			continue;
+		if (js->type_name)
+			snprintf(key, sizeof(key), "%s:%s", gs->gres_name,
+				 js->type_name);
+		else
+			snprintf(key, sizeof(key), "%s", gs->gres_name);
+		if ((idx = fw_cluster_gres_index(sf.cluster, key)) < 0)
+			continue;
+		xrecalloc(v, *n + 1, sizeof(*v));
+		v[*n].idx = (uint32_t)idx;
+		v[*n].count = gres_per_node(js, nodes, tasks);
+		(*n)++;
+	}
+	list_iterator_destroy(it);
+	return v;
+}
+
 /* Nodes without the features the job requires, or NULL (no features, or
  * an expression valid_feature_counts() cannot filter: the planner then
  * considers every node and select_nodes() decides). */
@@ -496,6 +552,7 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	struct fw_plan_job *fj = &e->fj;
 	const struct fw_bitset *lacking = NULL;
 	struct fw_job_request req;
+	uint32_t tasks;
 
 	fw_plan_job_init(fj);
 	fj->id = job->job_id;
@@ -504,7 +561,9 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	fj->eligible = d ? d->begin_time : 0;
 	fj->part = part_index(e->part);
 	job_request(job, &req);
-	fw_plan_job_size(sf.cluster, fj->part, &req, fj);
+	tasks = fw_plan_job_size(sf.cluster, fj->part, &req, fj);
+	e->gres = job_gres(job, fj->nodes_min, tasks, &fj->ngres);
+	fj->gres = e->gres;
 	fj->time_limit = sf_time_limit(job, e->part, p->now);
 	e->lics = job_licenses(job, &fj->nlics);
 	fj->lics = e->lics;
@@ -1383,6 +1442,7 @@ static void pass_free(struct pass *p)
 		fw_bitset_free(p->q[i].req);
 		fw_bitset_free(p->q[i].exc);
 		xfree(p->q[i].lics);
+		xfree(p->q[i].gres);
 	}
 	xfree(p->q);
 	xfree(p->order);
