@@ -390,6 +390,9 @@ static int bind_limit(const struct sim_partition *p, struct sim_rjob *j,
 
 	if (lim <= 0)
 		lim = p->default_time > 0 ? p->default_time : p->max_time;
+	/* An estimate is not the user's request: it cannot be refused. */
+	if (j->tj->limit_estimated && p->max_time > 0 && lim > p->max_time)
+		lim = p->max_time;
 	if (p->max_time > 0 && lim > p->max_time) {
 		*reason = "time limit exceeds the partition's MaxTime";
 		return 1;
