@@ -441,7 +441,7 @@ static int simulate(struct cli *c, const struct run_conf *rc,
 		    struct sim_core **core, struct fw_err *e)
 {
 	struct progress prog = { { 0, 0 }, false };
-	struct sim_options o = c->sim;
+	struct sim_options o;
 	int r = read_inputs(c, rc, cl, as, t, e);
 
 	if (!r && (r = resolve_at(c, t)))
@@ -458,6 +458,7 @@ static int simulate(struct cli *c, const struct run_conf *rc,
 		       sim_core_read_fairway_conf(*core, rc->fairway_conf, e)) ||
 	    sim_core_finish(*core, e))
 		return -1;
+	o = c->sim; /* after resolve_at set explain_at */
 	o.policy = rc->policy;
 	if (!c->quiet && isatty(STDERR_FILENO)) {
 		o.progress = progress_cb;
