@@ -579,6 +579,7 @@ static int compare_outputs(const struct cli *c, const struct cmp_row *row, int n
 	b.len = 0;
 	for (int i = 0; i < n; i++) {
 		bx[i].label = row[i].label;
+		bx[i].tip = NULL;
 		bx[i].wait = row[i].wait;
 		bx[i].n = row[i].n;
 	}

@@ -88,19 +88,17 @@ static void add_done(const struct sim_result *r, const struct sim_outjob *j,
 	m->killed += j->killed;
 }
 
-/* Everything but utilisation, over the jobs of group `name` (NULL: all). */
-static void metrics_of(const struct sim_result *r, enum sim_group_by by,
-		       const char *name, struct acc *a, struct sim_metrics *m)
+/* Everything but utilisation, over the jobs idx[0..cnt-1] (idx NULL: all). */
+static void metrics_of(const struct sim_result *r, const size_t *idx,
+		       size_t cnt, struct acc *a, struct sim_metrics *m)
 {
 	memset(m, 0, sizeof(*m));
 	a->node_sec = a->cpu_sec = a->wait_sum = a->bsld_sum = 0;
 	a->first = INT64_MAX;
 	a->last = INT64_MIN;
-	for (size_t i = 0; i < r->n; i++) {
-		const struct sim_outjob *j = &r->job[i];
+	for (size_t k = 0; k < cnt; k++) {
+		const struct sim_outjob *j = &r->job[idx ? idx[k] : k];
 
-		if (name && strcmp(group_key(j, by), name))
-			continue;
 		m->jobs++;
 		if (j->state == SIM_JOB_REJECTED)
 			m->rejected++;
@@ -134,7 +132,7 @@ void sim_metrics_compute(const struct sim_result *r, struct sim_metrics *m)
 	struct acc a;
 
 	a.waits = fw_xmalloc((r->n ? r->n : 1) * sizeof(int64_t));
-	metrics_of(r, SIM_BY_ACCOUNT, NULL, &a, m);
+	metrics_of(r, NULL, r->n, &a, m);
 	utilisation_of(r, &a, m->makespan, m);
 	free(a.waits);
 }
@@ -145,36 +143,78 @@ const char *sim_group_by_name(enum sim_group_by by)
 	       : by == SIM_BY_QOS ? "qos" : "partition";
 }
 
+/*
+ * Group of each job (dense ids in order of first appearance; names are
+ * compared by content: the same account may come from the trace or from
+ * the default account).  Returns the number of groups; names[id].
+ */
+static size_t group_ids(const struct sim_result *r, enum sim_group_by by,
+			uint32_t *gid, const char ***names)
+{
+	struct sim_strtab st;
+	struct sim_idmap ids;
+	size_t ng = 0;
+
+	sim_strtab_init(&st);
+	sim_idmap_init(&ids);
+	*names = fw_xmalloc((r->n ? r->n : 1) * sizeof(**names));
+	for (size_t i = 0; i < r->n; i++) {
+		const char *name = group_key(&r->job[i], by);
+
+		gid[i] = sim_idmap_get(&ids, sim_intern(&st, name)) - 1;
+		if (gid[i] == ng)
+			(*names)[ng++] = name;
+	}
+	sim_idmap_free(&ids);
+	sim_strtab_free(&st);
+	return ng;
+}
+
+/* Counting sort: group k's jobs are idx[start[k] .. start[k+1]-1], in
+   trace order (start has ng + 1 zeroed entries). */
+static void bucket_by_group(const uint32_t *gid, size_t n, size_t ng,
+			    size_t *start, size_t *idx)
+{
+	size_t *fill = fw_xmalloc((ng ? ng : 1) * sizeof(*fill));
+
+	for (size_t i = 0; i < n; i++)
+		start[gid[i] + 1]++;
+	for (size_t k = 0; k < ng; k++)
+		start[k + 1] += start[k];
+	memcpy(fill, start, ng * sizeof(*fill));
+	for (size_t i = 0; i < n; i++)
+		idx[fill[gid[i]]++] = i;
+	free(fill);
+}
+
 size_t sim_groups_compute(const struct sim_result *r, enum sim_group_by by,
 			  struct sim_group **out)
 {
-	struct sim_group *g = NULL;
-	size_t n = 0, cap = 0;
+	size_t n1 = r->n ? r->n : 1;
+	uint32_t *gid = fw_xmalloc(n1 * sizeof(*gid));
+	size_t *idx = fw_xmalloc(n1 * sizeof(*idx));
+	const char **names;
+	size_t ng = group_ids(r, by, gid, &names);
+	size_t *start = fw_xcalloc(ng + 1, sizeof(*start));
+	struct sim_group *g = fw_xmalloc((ng ? ng : 1) * sizeof(*g));
 	struct sim_metrics all;
 	struct acc a;
 
 	sim_metrics_compute(r, &all);
-	a.waits = fw_xmalloc((r->n ? r->n : 1) * sizeof(int64_t));
-	for (size_t i = 0; i < r->n; i++) {
-		const char *name = group_key(&r->job[i], by);
-		size_t k = 0;
-
-		while (k < n && strcmp(g[k].name, name))
-			k++;
-		if (k < n)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 8;
-			g = fw_xrealloc(g, cap * sizeof(*g));
-		}
-		g[n].name = name;
-		metrics_of(r, by, name, &a, &g[n].m);
-		utilisation_of(r, &a, all.makespan, &g[n].m);
-		n++;
+	bucket_by_group(gid, r->n, ng, start, idx);
+	a.waits = fw_xmalloc(n1 * sizeof(int64_t));
+	for (size_t k = 0; k < ng; k++) {
+		g[k].name = names[k];
+		metrics_of(r, idx + start[k], start[k + 1] - start[k], &a, &g[k].m);
+		utilisation_of(r, &a, all.makespan, &g[k].m);
 	}
 	free(a.waits);
+	free(start);
+	free(names);
+	free(idx);
+	free(gid);
 	*out = g;
-	return n;
+	return ng;
 }
 
 /* ------------------------------------------------------------- hostlists */

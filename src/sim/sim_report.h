@@ -148,7 +148,8 @@ void sim_svg_waits(const struct sim_result *r, struct fw_buf *b);
    ascending; empty boxes are left out).  sim_svg_waits and the compare
    mode's chart are both drawn with it. */
 struct sim_wait_box {
-	const char *label;
+	const char *label;   /* under the box */
+	const char *tip;     /* its tooltip's name (NULL: the label) */
 	int64_t *wait;
 	size_t n;
 };

@@ -551,7 +551,7 @@ static void wait_box(struct fw_buf *b, const struct sim_wait_box *bx,
 	double ymax = y0 + ph - ph * wait_scale((double)w[n - 1]) / top;
 	sim_fmt_dur((int64_t)q[2], med, sizeof(med));
 	fw_buf_printf(b, "<g><title>");
-	svg_text(b, bx->label);
+	svg_text(b, bx->tip ? bx->tip : bx->label);
 	fw_buf_printf(b,
 		       ": %zu jobs, median wait %s</title>\n"
 		       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n"
@@ -615,7 +615,7 @@ void sim_svg_waits(const struct sim_result *r, struct fw_buf *b)
 	enum { NCLASS = 31 };
 	struct sim_wait_box bx[NCLASS];
 	size_t cap[NCLASS] = { 0 };
-	char lab[NCLASS][32];
+	char lab[NCLASS][32], tip[NCLASS][48];
 
 	memset(bx, 0, sizeof(bx));
 	for (size_t i = 0; i < r->n; i++) {
@@ -631,7 +631,9 @@ void sim_svg_waits(const struct sim_result *r, struct fw_buf *b)
 	}
 	for (int k = 0; k < NCLASS; k++) {
 		class_label(k, lab[k], sizeof(lab[k]));
+		snprintf(tip[k], sizeof(tip[k]), "%.31s node(s)", lab[k]);
 		bx[k].label = lab[k];
+		bx[k].tip = tip[k];
 		if (bx[k].n)
 			qsort(bx[k].wait, bx[k].n, sizeof(int64_t), cmp_i64_svg);
 	}
