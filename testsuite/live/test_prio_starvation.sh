@@ -1,0 +1,49 @@
+#!/bin/bash
+# The starvation-bounded preset (doc/examples/starvation, issue 17) runs
+# unchanged in the live plugins: its priority and scheduler lines load,
+# sprio shows the expansion-factor and queue-time terms (in SITE: sprio
+# has no column for them, fairway.conf(5)) and its columns add up,
+# the fairway command shows both terms with the preset's weights, a short
+# job overtakes a long one as their expansion factors grow, and
+# SchedulerParameters carries bf_min_age_reserve=43200.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/prio_lib.sh"
+
+preset="$FW_TOP/doc/examples/starvation"
+extra="$FW_LIVE_DIR/fw-p-starve.extra"
+# The preset's lines (not its example nodes), and a DOWN partition that
+# keeps jobs pending.
+grep -v -E '^(NodeName|PartitionName|ClusterName)=' "$preset/slurm.conf" > "$extra"
+echo "PartitionName=hold Nodes=n[1-4] State=DOWN MaxTime=INFINITE" >> "$extra"
+start_cluster fw-p-starve 17380 --cpus 4 --mem 4096 \
+  --slurm-extra "$extra" --fairway-conf "$preset/fairway.conf"
+FAIRWAY=$FW_BUILD/src/cli/fairway
+
+say "the preset's scheduler parameters reach slurmctld"
+check "SchedulerParameters has bf_min_age_reserve=43200" \
+  grep -q 'bf_min_age_reserve=43200' <<< "$(scontrol show config | grep '^SchedulerParameters')"
+
+say "a 10-minute and a 2-day job, both pending"
+short=$(submit -p hold -n 1 -t 10 --wrap true)
+long=$(submit -p hold -n 1 -t 2-0 --wrap true)
+listed() { [ "$(sprio -h | wc -l)" -ge 2 ]; }
+check "sprio lists both jobs" wait_until 20 listed
+sprio -l | sed 's/^/    /'
+# XFactor = 1 + queue time / max(10 min, limit) >= 1: at least 1000 in SITE
+check "SITE of the short job >= 1000 (XFactor >= 1 x 1000)" test "$(sprio_field "$short" S)" -ge 1000
+check "SITE of the long job >= 1000" test "$(sprio_field "$long" S)" -ge 1000
+check "plain sprio columns add up" sprio_view_sums_ok
+check "sprio -l columns add up" sprio_view_sums_ok -l
+out=$("$FAIRWAY" priority "$short")
+echo "$out" | sed 's/^/    /'
+check "fairway priority: XFactor term with weight 1000" \
+  grep -Eq '^ +XFactor +raw [0-9.]+ +weight 1000 ' <<< "$out"
+check "fairway priority: QueueTime term with weight 3" \
+  grep -Eq '^ +QueueTime +raw [0-9.]+ +weight 3 ' <<< "$out"
+
+say "the short job's expansion factor grows faster (1/10 a minute, not 1/2880)"
+ahead() { [ "$(sprio_field "$short" Y)" -gt "$(sprio_field "$long" Y)" ]; }
+check "within 3 minutes the short job is ahead of the long one" wait_until 180 ahead
+sprio -l | sed 's/^/    /'
+
+finish
