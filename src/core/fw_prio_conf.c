@@ -1107,6 +1107,40 @@ int fw_prio_conf_finish(struct fw_prio_conf *c, struct fw_err *err)
 /* ---------------------------------------------------------------- views */
 
 uint32_t fw_prio_flags(const struct fw_prio_conf *c) { return c->flags; }
+/* Terms whose value for a pending job can change while it waits. */
+static const enum fw_prio_term time_terms[] = {
+	FW_PRIO_T_AGE, FW_PRIO_T_FAIRSHARE, FW_PRIO_T_FS,
+	FW_PRIO_T_QUEUE_TIME, FW_PRIO_T_XFACTOR, FW_PRIO_T_ELIGIBLE_TIME,
+	FW_PRIO_T_BYPASS, FW_PRIO_T_DEADLINE, FW_PRIO_T_TARGET_QUEUE_TIME,
+	FW_PRIO_T_TARGET_XFACTOR, FW_PRIO_T_CONSUMED, FW_PRIO_T_REMAINING,
+	FW_PRIO_T_PERCENT, FW_PRIO_T_EXECUTION_TIME,
+};
+
+static bool base_grows(const struct fw_prio_conf *c)
+{
+	for (int k = FW_PRIO_QOS; k <= FW_PRIO_PARTITION; k++)
+		for (int i = 0; i < c->ent[k].n; i++)
+			if ((c->ent[k].e[i].set & FW_ENT_BASE) &&
+			    c->ent[k].e[i].growth != 0)
+				return true;
+	return false;
+}
+
+bool fw_prio_time_invariant(const struct fw_prio_conf *c)
+{
+	for (size_t i = 0; i < sizeof(time_terms) / sizeof(time_terms[0]); i++)
+		if (c->weight[time_terms[i]] != 0)
+			return false;
+	/* per-QOS additions to the QueueTime and XFactor weights */
+	for (int i = 0; i < c->ent[FW_PRIO_QOS].n; i++)
+		if (c->ent[FW_PRIO_QOS].e[i].qt_weight != 0 ||
+		    c->ent[FW_PRIO_QOS].e[i].xf_weight != 0)
+			return false;
+	if (c->nboost && c->weight[FW_PRIO_T_BOOST] != 0)
+		return false; /* boosts have time windows */
+	return c->weight[FW_PRIO_T_BASE] == 0 || !base_grows(c);
+}
+
 bool fw_prio_favor_small(const struct fw_prio_conf *c) { return c->favor_small; }
 int64_t fw_prio_max_age(const struct fw_prio_conf *c) { return c->max_age_sec; }
 int64_t fw_prio_calc_period(const struct fw_prio_conf *c)

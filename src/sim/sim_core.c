@@ -54,6 +54,7 @@ struct sim_core {
 	struct fw_fs_tree *tree;
 	struct fw_accrue *accrue;
 	bool finished;
+	bool prio_static;         /* no weighted term changes while jobs wait */
 	uint64_t (*part_tres)[NTRES];
 	uint32_t *part_max_cpus;  /* largest node of each partition */
 	uint32_t *part_min_cpus;
@@ -294,6 +295,7 @@ int sim_core_finish(struct sim_core *k, struct fw_err *err)
 	fw_fs_compute(k->tree);
 	index_default_accounts(k);
 	k->accrue = fw_accrue_new(k->prio);
+	k->prio_static = fw_prio_time_invariant(k->prio);
 	k->finished = true;
 	return 0;
 }
@@ -640,6 +642,13 @@ void sim_core_prio_pass(struct sim_core *k, fw_time_t now,
 
 	for (size_t i = 0; i < nr; i++)
 		charge(k, running[i], now);
+	/* Priorities cannot have changed since submission (no weight on a
+	   term that moves with time): recomputing them, the fair-share
+	   factors and the accrual ledger, which only feed priorities, would
+	   give the same numbers.  Without weights (the textbook fifo, easy
+	   and conservative runs) this was most of a long queue's replay. */
+	if (k->prio_static)
+		return;
 	fw_fs_advance(k->tree, now);
 	fw_fs_compute(k->tree);
 	if (fw_prio_accrue_policy(k->prio) != FW_ACCRUE_ACCRUE_TIME)
@@ -770,9 +779,40 @@ static size_t q_take(const struct sim_core *k, size_t *h, size_t *n)
 	return top;
 }
 
+/* What fw_plan_job_cmp orders by (the heap needs no more). */
+static void plan_key(struct fw_plan_job *q, const struct sim_rjob *j)
+{
+	q->resv = -1;
+	q->id = j->tj->id;
+	q->priority = j->priority;
+	q->submit = j->submit;
+	q->part = j->part;
+}
+
+/* The planner's whole view of one job. */
+static void plan_fill(struct fw_plan_job *q, const struct sim_rjob *j)
+{
+	const struct core_job *cj = cj_of(j);
+
+	fw_plan_job_init(q);
+	plan_key(q, j);
+	q->eligible = j->eligible;
+	q->nodes_min = j->nodes;
+	q->cpus_per_node = j->cpus_per_node;
+	q->mem_per_node_mb = j->mem_per_node_mb;
+	q->gpus_per_node = j->gpus_per_node;
+	q->time_limit = j->limit > 0 ? j->limit : 0;
+	q->lics = cj->lic;
+	q->nlics = cj->nlic;
+	q->uid = cj->pj.uid;
+	q->account = cj->pj.account_id;
+}
+
 /*
  * The plan's view of the pending jobs that may start now: k->order is
- * sorted in queue order, or (heap) a heap to take them from with q_take.
+ * sorted in queue order, or (heap) a heap to take them from with q_take;
+ * then only the ordering fields are set, and the caller completes a job
+ * with plan_fill when it takes it (a main pass takes few of them).
  */
 static size_t plan_queue(struct sim_core *k, fw_time_t now,
 			 struct sim_rjob **pending, size_t np, bool heap)
@@ -782,26 +822,13 @@ static size_t plan_queue(struct sim_core *k, fw_time_t now,
 	grow_scratch(k, np);
 	for (size_t i = 0; i < np; i++) {
 		struct sim_rjob *j = pending[i];
-		struct core_job *cj = cj_of(j);
-		struct fw_plan_job *q = &k->planj[n];
 
-		if (j->eligible > now || cj->part_down)
+		if (j->eligible > now || cj_of(j)->part_down)
 			continue;
-		fw_plan_job_init(q);
-		q->id = j->tj->id;
-		q->priority = j->priority;
-		q->submit = j->submit;
-		q->eligible = j->eligible;
-		q->part = j->part;
-		q->nodes_min = j->nodes;
-		q->cpus_per_node = j->cpus_per_node;
-		q->mem_per_node_mb = j->mem_per_node_mb;
-		q->gpus_per_node = j->gpus_per_node;
-		q->time_limit = j->limit > 0 ? j->limit : 0;
-		q->lics = cj->lic;
-		q->nlics = cj->nlic;
-		q->uid = cj->pj.uid;
-		q->account = cj->pj.account_id;
+		if (heap)
+			plan_key(&k->planj[n], j);
+		else
+			plan_fill(&k->planj[n], j);
 		k->plan_rj[n] = j;
 		n++;
 	}
@@ -862,6 +889,9 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 					      : k->order[qi];
 		struct fw_plan_job *q = &k->planj[x];
 		struct sim_rjob *j = k->plan_rj[x];
+
+		if (fp == FW_PASS_MAIN)
+			plan_fill(q, j);
 		struct fw_plan_decision d;
 
 		if (fw_plan_decide(p, q, fp, &d, err)) {

@@ -359,6 +359,33 @@ START_TEST(fairway_keys)
 }
 END_TEST
 
+/* Which configurations give priorities that cannot change while jobs wait. */
+START_TEST(time_invariant)
+{
+	static const struct { const char *slurm, *fairway; bool inv; } cases[] = {
+		{ NULL, NULL, true },                       /* no weights */
+		{ "PriorityWeightQOS=1000\nPriorityWeightJobSize=10\n",
+		  "PriorityWeightCPUs=100\nQOS=hi Priority=5\n", true },
+		{ NULL, "QOS=q BasePriority=5\n", true },    /* no growth */
+		{ "PriorityWeightAge=1\n", NULL, false },
+		{ "PriorityWeightFairshare=1\n", NULL, false },
+		{ NULL, "PriorityWeightXFactor=1\n", false },
+		{ NULL, "PriorityWeightQueueTime=1\n", false },
+		{ NULL, "PriorityWeightBypass=1\n", false },
+		{ NULL, "QOS=q QueueTimeWeight=5\n", false }, /* per-QOS addition */
+		{ NULL, "QOS=q BasePriority=5 GrowthPerMinute=1\n", false },
+		{ NULL, "PriorityWeightBase=0\nQOS=q BasePriority=5 GrowthPerMinute=1\n", true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fw_prio_conf *c = conf_ok(cases[i].slurm, cases[i].fairway);
+
+		ck_assert_msg(fw_prio_time_invariant(c) == cases[i].inv, "case %zu", i);
+		fw_prio_conf_free(c);
+	}
+}
+END_TEST
+
 START_TEST(entities_and_resolve)
 {
 	struct fw_prio_conf *c = conf_ok(NULL,
@@ -758,6 +785,7 @@ Suite *prio_conf_suite(void)
 	tcase_add_test(tc, entity_errors);
 	tcase_add_test(tc, boost_errors);
 	tcase_add_test(tc, man_page_examples_parse);
+	tcase_add_test(tc, time_invariant);
 	suite_add_tcase(s, tc);
 	return s;
 }
