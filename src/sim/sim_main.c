@@ -6,6 +6,12 @@
  * dump or fairway.conf) and a workload (SWF, CSV or sacct), runs it through
  * the same priority, fair-share and planner code as the plugins, and writes
  * per-job results, a summary and charts.  See fairway-sim(1).
+ *
+ * Compare mode (--compare LABEL ...) runs several configurations on the
+ * same trace: each run is a complete, independent replay (inputs read
+ * again, since the cluster decides how SWF processors become nodes) into
+ * its own subdirectory; only the metrics and sorted waits of each run are
+ * kept for the side-by-side table and the wait-distribution chart.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
