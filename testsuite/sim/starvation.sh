@@ -63,5 +63,7 @@ for L in 0.82 1.0 1.14; do
 	"$B/src/sim/fairway-sim-gentrace" --jobs 7000 --days 90 --nodes 100 \
 		--seed 11 --load "$L" > "$T/g$L.swf"
 	run "gentrace-$L" "$T/g$L.swf" 3200
-	[ -n "$SVG" ] && [ "$L" = 1.0 ] && cp "$T/gentrace-$L/compare-waits.svg" "$SVG"
+	if [ -n "$SVG" ] && [ "$L" = 1.0 ]; then
+		cp "$T/gentrace-$L/compare-waits.svg" "$SVG"
+	fi
 done
