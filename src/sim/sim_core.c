@@ -866,63 +866,72 @@ static uint32_t alloc_cpus(const struct sim_core *k, const uint32_t *nodes,
 	return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
 }
 
+/* The core decided START_NOW: allocate, tell the plan, then the engine. */
+static int start_job(struct sim_core *k, struct fw_plan *p, struct sim_rjob *j,
+		     const struct fw_plan_decision *d, sim_start_fn start,
+		     void *ctx, struct fw_err *err)
+{
+	struct core_job *cj = cj_of(j);
+	uint32_t nn = bitset_nodes(k, d->nodes);
+
+	cj->alloc = fw_bitset_dup(d->nodes);
+	j->alloc_cpus = alloc_cpus(k, k->nodes_tmp, nn);
+	if (fw_plan_started(p, NULL, err))
+		return -1;
+	start(ctx, j, k->nodes_tmp, nn, d->backfilled);
+	return 0;
+}
+
+/* The next job in queue order (main passes take it from the heap). */
+static size_t next_job(struct sim_core *k, bool main, size_t qi, size_t *left)
+{
+	size_t x;
+
+	if (!main)
+		return k->order[qi];
+	x = q_take(k, k->order, left);
+	plan_fill(&k->planj[x], k->plan_rj[x]);
+	return x;
+}
+
 int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 		      struct sim_rjob **pending, size_t np,
 		      struct sim_rjob **running, size_t nr,
 		      sim_start_fn start, void *ctx, struct fw_err *err)
 {
-	enum fw_plan_pass fp = pass == SIM_PASS_BACKFILL ? FW_PASS_BACKFILL
-							: FW_PASS_MAIN;
+	bool main = pass != SIM_PASS_BACKFILL;
+	enum fw_plan_pass fp = main ? FW_PASS_MAIN : FW_PASS_BACKFILL;
 	struct fw_plan *p;
 	size_t n, left, decided = 0;
 	int rc = 0;
 
 	k->nnever = 0;
-	n = left = plan_queue(k, now, pending, np, fp == FW_PASS_MAIN);
+	n = left = plan_queue(k, now, pending, np, main);
 	if (n == 0)
 		return 0;
 	p = plan_with_running(k, now, running, nr, err);
 	if (!p)
 		return -1;
 	for (size_t qi = 0; qi < n && !rc; qi++) {
-		size_t x = fp == FW_PASS_MAIN ? q_take(k, k->order, &left)
-					      : k->order[qi];
-		struct fw_plan_job *q = &k->planj[x];
+		size_t x = next_job(k, main, qi, &left);
 		struct sim_rjob *j = k->plan_rj[x];
-
-		if (fp == FW_PASS_MAIN)
-			plan_fill(q, j);
 		struct fw_plan_decision d;
 
-		if (fw_plan_decide(p, q, fp, &d, err)) {
-			rc = -1;
+		if ((rc = fw_plan_decide(p, &k->planj[x], fp, &d, err)))
 			break;
-		}
 		if (d.seq < k->cap)
 			k->by_seq[d.seq] = j;
 		decided = d.seq + 1 > decided ? d.seq + 1 : decided;
-		if (d.kind == FW_PLAN_NOT_RUNNABLE) {
+		if (d.kind == FW_PLAN_NOT_RUNNABLE)
 			never_add(k, j, fw_plan_reason_str(d.reason));
-			continue;
-		}
-		if (d.kind != FW_PLAN_START_NOW) {
-			/* Main pass with every partition blocked: the rest of
-			   the queue would only be told "Priority" (a long
-			   queue under fifo made this most of the run). */
-			if (fp == FW_PASS_MAIN && fw_plan_main_all_blocked(p))
-				break;
-			continue;
-		}
-		struct core_job *cj = cj_of(j);
-		uint32_t nn = bitset_nodes(k, d.nodes);
-		cj->alloc = fw_bitset_dup(d.nodes);
-		j->alloc_cpus = alloc_cpus(k, k->nodes_tmp, nn);
-		if (fw_plan_started(p, NULL, err)) {
-			rc = -1;
+		else if (d.kind == FW_PLAN_START_NOW)
+			rc = start_job(k, p, j, &d, start, ctx, err);
+		/* Main pass with every partition blocked: the rest of the
+		   queue would only be told "Priority" (under fifo a long
+		   queue made this most of the run). */
+		else if (main && fw_plan_main_all_blocked(p))
 			break;
-		}
-		start(ctx, j, k->nodes_tmp, nn, d.backfilled);
-		if (pass == SIM_PASS_SERIAL)
+		if (!rc && d.kind == FW_PLAN_START_NOW && pass == SIM_PASS_SERIAL)
 			break;
 	}
 	if (!rc) {

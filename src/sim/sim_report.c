@@ -445,6 +445,24 @@ static void json_groups(struct fw_buf *b, const struct sim_result *r,
 	free(g);
 }
 
+/* "accounts": usage against target shares. */
+static void json_shares(struct fw_buf *b, const struct sim_result *r)
+{
+	fw_buf_printf(b, ",\n  \"accounts\": [");
+	for (size_t i = 0; i < r->nshares; i++) {
+		fw_buf_printf(b, "%s\n    {\"account\": ", i ? "," : "");
+		json_str(b, r->share[i].account);
+		fw_buf_printf(b, ", \"target_share\": ");
+		json_num(b, r->share[i].target);
+		fw_buf_printf(b, ", \"usage_share\": ");
+		json_num(b, r->share[i].fraction);
+		fw_buf_printf(b, ", \"usage_cpu_s\": ");
+		json_num(b, r->share[i].usage);
+		fw_buf_printf(b, "}");
+	}
+	fw_buf_printf(b, "%s],\n", r->nshares ? "\n  " : "");
+}
+
 void sim_write_summary_json(const struct sim_result *r,
 			    const struct sim_metrics *m, struct fw_buf *b)
 {
@@ -480,19 +498,7 @@ void sim_write_summary_json(const struct sim_result *r,
 	json_swf(b, r);
 	for (int by = 0; by < SIM_NGROUP_BY; by++)
 		json_groups(b, r, (enum sim_group_by)by);
-	fw_buf_printf(b, ",\n  \"accounts\": [");
-	for (size_t i = 0; i < r->nshares; i++) {
-		fw_buf_printf(b, "%s\n    {\"account\": ", i ? "," : "");
-		json_str(b, r->share[i].account);
-		fw_buf_printf(b, ", \"target_share\": ");
-		json_num(b, r->share[i].target);
-		fw_buf_printf(b, ", \"usage_share\": ");
-		json_num(b, r->share[i].fraction);
-		fw_buf_printf(b, ", \"usage_cpu_s\": ");
-		json_num(b, r->share[i].usage);
-		fw_buf_printf(b, "}");
-	}
-	fw_buf_printf(b, "%s],\n", r->nshares ? "\n  " : "");
+	json_shares(b, r);
 	fw_buf_printf(b, "  \"simulated_begin\": %lld,\n  \"simulated_end\": %lld,\n",
 		       (long long)r->sim_begin, (long long)r->sim_end);
 	fw_buf_printf(b, "  \"simulated_begin_utc\": \"%s\",\n  \"simulated_end_utc\": \"%s\",\n",
