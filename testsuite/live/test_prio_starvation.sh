@@ -1,8 +1,8 @@
 #!/bin/bash
 # The starvation-bounded preset (doc/examples/starvation, issue 17) runs
 # unchanged in the live plugins: its priority and scheduler lines load,
-# sprio shows the expansion-factor and queue-time terms (in SITE: sprio
-# has no column for them, fairway.conf(5)) and its columns add up,
+# sprio shows the expansion-factor term (in SITE: sprio has no column for
+# it) and the queue-time term (in AGE, fairway.conf(5)) and its columns add up,
 # the fairway command shows both terms with the preset's weights, a short
 # job overtakes a long one as their expansion factors grow, and
 # SchedulerParameters carries bf_min_age_reserve=43200.
@@ -45,5 +45,10 @@ say "the short job's expansion factor grows faster (1/10 a minute, not 1/2880)"
 ahead() { [ "$(sprio_field "$short" Y)" -gt "$(sprio_field "$long" Y)" ]; }
 check "within 3 minutes the short job is ahead of the long one" wait_until 180 ahead
 sprio -l | sed 's/^/    /'
+# a minute or more of queue time at 3 points a minute, in sprio's AGE column
+check "AGE of the long job shows QueueTime (>= 3)" test "$(sprio_field "$long" A)" -ge 3
+check "SITE of the short job grew with its expansion factor (> 1000)" \
+  test "$(sprio_field "$short" S)" -gt 1000
+check "columns still add up" sprio_view_sums_ok -l
 
 finish
