@@ -74,6 +74,7 @@ enum fw_prio_term {
 	/* group SERVICE */
 	FW_PRIO_T_QUEUE_TIME,     /* effective queue time in minutes */
 	FW_PRIO_T_XFACTOR,        /* 1 + queue time / max(XFMinWCLimit, limit) */
+	FW_PRIO_T_STARVATION,     /* minutes of queue time past StarvationThreshold */
 	FW_PRIO_T_ELIGIBLE_TIME,  /* effective queue time in seconds */
 	FW_PRIO_T_BYPASS,         /* times bypassed by backfill */
 	FW_PRIO_T_START_COUNT,    /* times started (requeues) */

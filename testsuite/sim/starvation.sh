@@ -8,7 +8,7 @@
 set -eu
 B=${1:-.}
 SVG=${2:-}
-P=$(dirname "$0")/../../doc/examples/starvation
+P=${PRESET:-$(dirname "$0")/../../doc/examples/starvation}
 LUBLIN=${LUBLIN:-/work/shared/traces/lublin-aaroh.swf}
 T=$(mktemp -d "${TMPDIR:-/tmp}/fwstarve.XXXXXX")
 trap 'rm -rf "$T"' EXIT

@@ -529,6 +529,10 @@ START_TEST(fairway_errors)
 	conf_rejects(NULL, "PriorityScale=-1", "PriorityScale", "-1");
 	conf_rejects(NULL, "PriorityScale=a", "PriorityScale", "a");
 	conf_rejects(NULL, "XFMinWCLimit=soon", "XFMinWCLimit", "soon");
+	conf_rejects(NULL, "StarvationThreshold=soon", "StarvationThreshold", "soon");
+	conf_rejects(NULL, "StarvationThreshold=0", "StarvationThreshold", "0");
+	conf_rejects(NULL, "StarvationThreshold=UNLIMITED", "StarvationThreshold",
+		     "UNLIMITED");
 	conf_rejects(NULL, "AccruePolicy=Sometimes", "AccruePolicy", "Sometimes");
 	conf_rejects(NULL, "AccrueMaxJobsPerUser=0", "AccrueMaxJobsPerUser", "0");
 	conf_rejects(NULL, "AccrueMaxJobsPerAccount=-3", "AccrueMaxJobsPerAccount", "-3");
@@ -542,12 +546,17 @@ START_TEST(fairway_errors)
 		     "PriorityGroupCapRes", "1");
 	conf_rejects(NULL, "PriorityScale=1\nPriorityScale=1", "PriorityScale", "1");
 	conf_rejects(NULL, "XFMinWCLimit=1\nXFMinWCLimit=1", "XFMinWCLimit", "1");
+	conf_rejects(NULL, "StarvationThreshold=1\nStarvationThreshold=2",
+		     "StarvationThreshold", "2");
 	conf_rejects(NULL, "AccruePolicy=Eligible\nAccruePolicy=Eligible", "AccruePolicy",
 		     "Eligible");
 	conf_rejects(NULL, "AccrueMaxJobsPerUser=1\nAccrueMaxJobsPerUser=1",
 		     "AccrueMaxJobsPerUser", "1");
 	conf_rejects(NULL, "AccrueMaxJobsPerAccount=1\nAccrueMaxJobsPerAccount=UNLIMITED",
 		     "AccrueMaxJobsPerAccount", "UNLIMITED");
+	/* cross-check: a Starvation weight needs its threshold */
+	conf_rejects(NULL, "PriorityWeightStarvation=100", "PriorityWeightStarvation",
+		     "100");
 	/* cross-check: limits need Fairway's queue-time count */
 	conf_rejects(NULL, "AccruePolicy=AccrueTime\nAccrueMaxJobsPerAccount=5",
 		     "AccruePolicy", "AccrueTime");
