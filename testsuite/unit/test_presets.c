@@ -286,12 +286,40 @@ START_TEST(starvation_xfactor_and_age_threshold)
 	ck_assert_double_eq_tol(r.value[FW_PRIO_T_QUEUE_TIME], 30.0, 1e-9);
 	ck_assert_uint_eq(r.priority, 2030);
 	short_prio = r.priority;
+	ck_assert_double_eq_tol(r.value[FW_PRIO_T_STARVATION], 0.0, 1e-9);
 	/* a 2-day job queued 2 days less an hour (2820 minutes):
-	 * 1000 x (1 + 2820/2880) = 1979.17, + 3 x 2820 = 8460: 10439 */
+	 * 1000 x (1 + 2820/2880) = 1979.17, + 3 x 2820 = 8460, + Starvation
+	 * 30 x (2820 - 720) = 63000 past the 12 hours: 73439.17 -> 73439 */
 	j.time_limit_min = 2880;
 	j.accrue_time = NOW - 2820 * 60;
 	fw_prio_compute(c->prio, &ctx, &j, &r);
-	ck_assert_uint_eq(r.priority, 10439);
+	ck_assert_double_eq_tol(r.value[FW_PRIO_T_STARVATION], 63000.0, 1e-9);
+	ck_assert_uint_eq(r.priority, 73439);
+	/* the hinge: at exactly 12 hours (720 minutes) the term is still 0:
+	 * 1000 x (1 + 720/2880) + 3 x 720 = 1250 + 2160 = 3410 */
+	j.accrue_time = NOW - 720 * 60;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_double_eq_tol(r.value[FW_PRIO_T_STARVATION], 0.0, 1e-9);
+	ck_assert_uint_eq(r.priority, 3410);
+	/* two old jobs: the 2-day job queued 14 h (840 minutes),
+	 * 1000 x (1 + 840/2880) + 3 x 840 + 30 x 120 = 1291.67 + 2520 + 3600
+	 * = 7411.67 -> 7412, is ahead of an 8-hour job queued 13 h (780
+	 * minutes), 1000 x (1 + 780/480) + 3 x 780 + 30 x 60 = 2625 + 2340
+	 * + 1800 = 6765; without the Starvation term the 8-hour job would
+	 * lead, 4965 to 3811.67 */
+	j.accrue_time = NOW - 840 * 60;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_uint_eq(r.priority, 7412);
+	j.time_limit_min = 480;
+	j.accrue_time = NOW - 780 * 60;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_uint_eq(r.priority, 6765);
+	/* ... but a 1-hour job queued 13 h still goes by its expansion
+	 * factor: 1000 x (1 + 780/60) + 2340 + 1800 = 18140 */
+	j.time_limit_min = 60;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_uint_eq(r.priority, 18140);
+	j.time_limit_min = 2880;
 	/* ... while the same 2-day job queued 10 minutes is behind the
 	 * 10-minute job: 1000 x (1 + 10/2880) + 30 = 1033.47 */
 	j.accrue_time = NOW - 600;
