@@ -5,7 +5,10 @@
 # it) and the queue-time term (in AGE, fairway.conf(5)) and its columns add up,
 # the fairway command shows both terms with the preset's weights, a short
 # job overtakes a long one as their expansion factors grow, and
-# SchedulerParameters carries bf_min_age_reserve=43200.
+# SchedulerParameters carries bf_min_age_reserve=43200.  The Starvation
+# term (0 until StarvationThreshold=12:00:00) shows with the preset's
+# weight and raw 0; then, with only the threshold shortened to a minute
+# and a reconfigure, it counts in sprio's AGE column.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/prio_lib.sh"
 
@@ -40,6 +43,9 @@ check "fairway priority: XFactor term with weight 1000" \
   grep -Eq '^ +XFactor +raw [0-9.]+ +weight 1000 ' <<< "$out"
 check "fairway priority: QueueTime term with weight 3" \
   grep -Eq '^ +QueueTime +raw [0-9.]+ +weight 3 ' <<< "$out"
+sw=$(sed -n 's/^PriorityWeightStarvation=//p' "$preset/fairway.conf")
+check "fairway priority: Starvation term with weight $sw, raw 0 before 12 h" \
+  grep -Eq "^ +Starvation +raw 0 +weight $sw " <<< "$out"
 
 say "the short job's expansion factor grows faster (1/10 a minute, not 1/2880)"
 ahead() { [ "$(sprio_field "$short" Y)" -gt "$(sprio_field "$long" Y)" ]; }
@@ -50,5 +56,21 @@ check "AGE of the long job shows QueueTime (>= 3)" test "$(sprio_field "$long" A
 check "SITE of the short job grew with its expansion factor (> 1000)" \
   test "$(sprio_field "$short" S)" -gt 1000
 check "columns still add up" sprio_view_sums_ok -l
+
+say "the Starvation term past its threshold (shortened to 1 minute)"
+conf="$_cluster_dir/etc/fairway.conf"
+sed -i 's/^StarvationThreshold=.*/StarvationThreshold=0:01:00/' "$conf"
+age0=$(sprio_field "$long" A)
+scontrol reconfigure
+# minutes past the threshold x the weight, on top of QueueTime's 3 a
+# minute: AGE grows by at least the weight within two recalculations
+starved() {
+  "$FAIRWAY" priority "$long" | grep -Eq "^ +Starvation +raw [1-9][0-9.]* +weight $sw " &&
+    [ "$(sprio_field "$long" A)" -ge $((age0 + sw)) ]
+}
+check "AGE of the long job grows by the Starvation term (>= $age0 + $sw)" wait_until 180 starved
+sprio -l | sed 's/^/    /'
+"$FAIRWAY" priority "$long" | grep -E 'QueueTime|Starvation|XFactor' | sed 's/^/    /'
+check "columns add up with the Starvation term" sprio_view_sums_ok -l
 
 finish
