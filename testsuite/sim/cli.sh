@@ -129,7 +129,9 @@ done
 
 # The starvation-bounded preset (doc/examples/starvation) beats FCFS EASY
 # on mean bounded slowdown on a small generated trace, and its maximum
-# wait is not larger (doc/policy-starvation.md has the full table).
+# wait is not larger (doc/policy-starvation.md has the full table; on
+# this trace, when written: bsld 18.03 against 26.07, maximum wait 33.8 h
+# against 42.2 h).
 GEN=${GEN:-./src/sim/fairway-sim-gentrace}
 SP=${srcdir:-.}/doc/examples/starvation
 if [ -x "$GEN" ]; then
