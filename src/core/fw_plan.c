@@ -1700,6 +1700,14 @@ static bool all_parts_blocked(const struct fw_plan *p,
 	return true;
 }
 
+bool fw_plan_main_all_blocked(const struct fw_plan *p)
+{
+	for (uint32_t q = 0; q < p->cl->nparts; q++)
+		if (!p->part_blocked[q])
+			return false;
+	return p->cl->nparts > 0;
+}
+
 static int decide_main(struct fw_plan *p, const struct fw_plan_job *j,
 		       struct fw_plan_decision *d)
 {

@@ -439,6 +439,13 @@ int fw_plan_started(struct fw_plan *p, const struct fw_bitset *nodes,
  * the next step on (backfill) or its blocked state (main pass). */
 int fw_plan_start_failed(struct fw_plan *p, struct fw_plan_decision *d,
 			 struct fw_err *err);
+/*
+ * Main pass: true when every partition is blocked, so that no later job
+ * outside an advanced reservation can start in this pass (such jobs sort
+ * first, see fw_plan_job_cmp).  A caller may then stop offering jobs: the
+ * rest would all be WAITING/PRIORITY, and bypass counts do not change.
+ */
+bool fw_plan_main_all_blocked(const struct fw_plan *p);
 /* The job could not be started because of a limit that concerns it alone
  * (Slurm: ESLURM_ACCOUNTING_POLICY): d becomes SKIPPED/JOB_LIMIT; the job
  * neither blocks its partition in the main pass nor holds a reservation,

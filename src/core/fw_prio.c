@@ -254,6 +254,11 @@ static void service_terms(const struct fw_prio_conf *c, const struct fw_prio_ctx
 		denom = 60;
 	raw[FW_PRIO_T_QUEUE_TIME] = qs / 60.0;
 	raw[FW_PRIO_T_XFACTOR] = 1.0 + qs / denom;
+	/* a hinge: nothing before the threshold, so it leaves the order of
+	   young jobs to the other terms, then minutes past it, so that with a
+	   steep weight jobs past it go first and oldest first */
+	raw[FW_PRIO_T_STARVATION] = qs > (double)c->starve_sec ?
+		(qs - (double)c->starve_sec) / 60.0 : 0;
 	raw[FW_PRIO_T_ELIGIBLE_TIME] = qs;
 	raw[FW_PRIO_T_BYPASS] = j->bypass_count;
 	raw[FW_PRIO_T_START_COUNT] = j->start_count;
@@ -441,6 +446,7 @@ static const enum column term_column[FW_PRIO_NTERMS] = {
 	[FW_PRIO_T_PE] = COL_JS,
 	[FW_PRIO_T_QUEUE_TIME] = COL_AGE,
 	[FW_PRIO_T_XFACTOR] = COL_SITE,
+	[FW_PRIO_T_STARVATION] = COL_AGE,
 	[FW_PRIO_T_ELIGIBLE_TIME] = COL_AGE,
 	[FW_PRIO_T_BYPASS] = COL_SITE,
 	[FW_PRIO_T_START_COUNT] = COL_SITE,

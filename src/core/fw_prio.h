@@ -74,6 +74,7 @@ enum fw_prio_term {
 	/* group SERVICE */
 	FW_PRIO_T_QUEUE_TIME,     /* effective queue time in minutes */
 	FW_PRIO_T_XFACTOR,        /* 1 + queue time / max(XFMinWCLimit, limit) */
+	FW_PRIO_T_STARVATION,     /* minutes of queue time past StarvationThreshold */
 	FW_PRIO_T_ELIGIBLE_TIME,  /* effective queue time in seconds */
 	FW_PRIO_T_BYPASS,         /* times bypassed by backfill */
 	FW_PRIO_T_START_COUNT,    /* times started (requeues) */
@@ -193,6 +194,15 @@ const char *fw_prio_entity_name(const struct fw_prio_conf *c,
 /* Read-only views of the parsed configuration, for adapters. */
 uint32_t fw_prio_flags(const struct fw_prio_conf *c);
 bool fw_prio_favor_small(const struct fw_prio_conf *c);
+/*
+ * True when no term whose value changes while a job waits has a weight
+ * (age, fair-share, queue time, expansion factor, eligible time, bypass,
+ * deadline, targets, usage terms, per-QOS weight additions, timed boosts,
+ * growing base priorities): every pending job's priority is then what it
+ * was at submission, and periodic recalculation cannot change it.  The
+ * simulator skips its priority passes then.
+ */
+bool fw_prio_time_invariant(const struct fw_prio_conf *c);
 int64_t fw_prio_max_age(const struct fw_prio_conf *c);     /* seconds */
 /* Recalculation period in seconds: RecalcPeriod if set (fairway.conf),
  * else PriorityCalcPeriod (whole minutes). */

@@ -60,6 +60,7 @@ static const struct term_info terms[FW_PRIO_NTERMS] = {
 	[FW_PRIO_T_PE] = { "PE", W_FAIRWAY, 0 },
 	[FW_PRIO_T_QUEUE_TIME] = { "QueueTime", W_FAIRWAY, 0 },
 	[FW_PRIO_T_XFACTOR] = { "XFactor", W_FAIRWAY, 0 },
+	[FW_PRIO_T_STARVATION] = { "Starvation", W_FAIRWAY, 0 },
 	[FW_PRIO_T_ELIGIBLE_TIME] = { "EligibleTime", W_FAIRWAY, 0 },
 	[FW_PRIO_T_BYPASS] = { "Bypass", W_FAIRWAY, 0 },
 	[FW_PRIO_T_START_COUNT] = { "StartCount", W_FAIRWAY, 0 },
@@ -753,6 +754,16 @@ static int global_pair(struct fw_prio_conf *c, const char *key, const char *v,
 			return FW_CONF_ERR;
 		return FW_CONF_OK;
 	}
+	if (fw_streq(key, "StarvationThreshold")) {
+		/* the hinge of the Starvation term: a job's queue time counts
+		 * only past it, so 0 would make the term a second QueueTime */
+		if (set_once(&c->starve_set, key, v, err) ||
+		    parse_duration(key, v, false, &c->starve_sec, err))
+			return FW_CONF_ERR;
+		if (c->starve_sec < 1)
+			return conf_err(err, key, v, "must be at least one second");
+		return FW_CONF_OK;
+	}
 	if (fw_streq(key, "RecalcPeriod")) {
 		/* PriorityCalcPeriod counts whole minutes (Slurm rounds up);
 		 * this one keeps seconds, for tests and small clusters. */
@@ -1072,9 +1083,23 @@ static int check_accrue(struct fw_prio_conf *c, struct fw_err *err)
 	return FW_CONF_OK;
 }
 
+/* A Starvation weight without its threshold would count all queue time,
+ * which QueueTime already does: most likely the threshold was forgotten. */
+static int check_starvation(const struct fw_prio_conf *c, struct fw_err *err)
+{
+	char v[64];
+
+	if (c->weight[FW_PRIO_T_STARVATION] == 0 || c->starve_set)
+		return FW_CONF_OK;
+	fmt_num(v, sizeof(v), c->weight[FW_PRIO_T_STARVATION]);
+	return conf_err(err, "PriorityWeightStarvation", v,
+			"needs StarvationThreshold (the queue time after which "
+			"the term counts)");
+}
+
 int fw_prio_conf_finish(struct fw_prio_conf *c, struct fw_err *err)
 {
-	if (check_accrue(c, err))
+	if (check_accrue(c, err) || check_starvation(c, err))
 		return FW_CONF_ERR;
 	c->any_base = c->any_target = false;
 	for (int k = FW_PRIO_QOS; k <= FW_PRIO_PARTITION; k++) {
@@ -1107,6 +1132,41 @@ int fw_prio_conf_finish(struct fw_prio_conf *c, struct fw_err *err)
 /* ---------------------------------------------------------------- views */
 
 uint32_t fw_prio_flags(const struct fw_prio_conf *c) { return c->flags; }
+/* Terms whose value for a pending job can change while it waits. */
+static const enum fw_prio_term time_terms[] = {
+	FW_PRIO_T_AGE, FW_PRIO_T_FAIRSHARE, FW_PRIO_T_FS,
+	FW_PRIO_T_QUEUE_TIME, FW_PRIO_T_XFACTOR, FW_PRIO_T_STARVATION,
+	FW_PRIO_T_ELIGIBLE_TIME,
+	FW_PRIO_T_BYPASS, FW_PRIO_T_DEADLINE, FW_PRIO_T_TARGET_QUEUE_TIME,
+	FW_PRIO_T_TARGET_XFACTOR, FW_PRIO_T_CONSUMED, FW_PRIO_T_REMAINING,
+	FW_PRIO_T_PERCENT, FW_PRIO_T_EXECUTION_TIME,
+};
+
+static bool base_grows(const struct fw_prio_conf *c)
+{
+	for (int k = FW_PRIO_QOS; k <= FW_PRIO_PARTITION; k++)
+		for (int i = 0; i < c->ent[k].n; i++)
+			if ((c->ent[k].e[i].set & FW_ENT_BASE) &&
+			    c->ent[k].e[i].growth != 0)
+				return true;
+	return false;
+}
+
+bool fw_prio_time_invariant(const struct fw_prio_conf *c)
+{
+	for (size_t i = 0; i < sizeof(time_terms) / sizeof(time_terms[0]); i++)
+		if (c->weight[time_terms[i]] != 0)
+			return false;
+	/* per-QOS additions to the QueueTime and XFactor weights */
+	for (int i = 0; i < c->ent[FW_PRIO_QOS].n; i++)
+		if (c->ent[FW_PRIO_QOS].e[i].qt_weight != 0 ||
+		    c->ent[FW_PRIO_QOS].e[i].xf_weight != 0)
+			return false;
+	if (c->nboost && c->weight[FW_PRIO_T_BOOST] != 0)
+		return false; /* boosts have time windows */
+	return c->weight[FW_PRIO_T_BASE] == 0 || !base_grows(c);
+}
+
 bool fw_prio_favor_small(const struct fw_prio_conf *c) { return c->favor_small; }
 int64_t fw_prio_max_age(const struct fw_prio_conf *c) { return c->max_age_sec; }
 int64_t fw_prio_calc_period(const struct fw_prio_conf *c)

@@ -94,6 +94,8 @@ struct fw_prio_conf {
 	bool scale_set;
 	int64_t xf_min_sec;
 	bool xf_min_set;
+	int64_t starve_sec;                /* StarvationThreshold */
+	bool starve_set;
 	int64_t recalc_sec;                /* RecalcPeriod (seconds allowed) */
 	bool recalc_set;
 	enum fw_prio_accrue_policy accrue;

@@ -54,6 +54,7 @@ struct sim_core {
 	struct fw_fs_tree *tree;
 	struct fw_accrue *accrue;
 	bool finished;
+	bool prio_static;         /* no weighted term changes while jobs wait */
 	uint64_t (*part_tres)[NTRES];
 	uint32_t *part_max_cpus;  /* largest node of each partition */
 	uint32_t *part_min_cpus;
@@ -294,6 +295,7 @@ int sim_core_finish(struct sim_core *k, struct fw_err *err)
 	fw_fs_compute(k->tree);
 	index_default_accounts(k);
 	k->accrue = fw_accrue_new(k->prio);
+	k->prio_static = fw_prio_time_invariant(k->prio);
 	k->finished = true;
 	return 0;
 }
@@ -390,6 +392,9 @@ static int bind_limit(const struct sim_partition *p, struct sim_rjob *j,
 
 	if (lim <= 0)
 		lim = p->default_time > 0 ? p->default_time : p->max_time;
+	/* An estimate is not the user's request: it cannot be refused. */
+	if (j->tj->limit_estimated && p->max_time > 0 && lim > p->max_time)
+		lim = p->max_time;
 	if (p->max_time > 0 && lim > p->max_time) {
 		*reason = "time limit exceeds the partition's MaxTime";
 		return 1;
@@ -637,6 +642,13 @@ void sim_core_prio_pass(struct sim_core *k, fw_time_t now,
 
 	for (size_t i = 0; i < nr; i++)
 		charge(k, running[i], now);
+	/* Priorities cannot have changed since submission (no weight on a
+	   term that moves with time): recomputing them, the fair-share
+	   factors and the accrual ledger, which only feed priorities, would
+	   give the same numbers.  Without weights (the textbook fifo, easy
+	   and conservative runs) this was most of a long queue's replay. */
+	if (k->prio_static)
+		return;
 	fw_fs_advance(k->tree, now);
 	fw_fs_compute(k->tree);
 	if (fw_prio_accrue_policy(k->prio) != FW_ACCRUE_ACCRUE_TIME)
@@ -729,39 +741,105 @@ static struct fw_plan *plan_with_running(struct sim_core *k, fw_time_t now,
 	return p;
 }
 
-/* The plan's view of the pending jobs that may start now, in queue order. */
+/*
+ * Queue order as a binary heap of indices into k->planj.  A main pass
+ * usually stops at the first job of a blocked partition, so it takes jobs
+ * from a heap (O(n + k log n)) instead of sorting the whole queue: under
+ * fifo the queue is long and the full sort was a third of the run.
+ */
+static bool q_before(const struct sim_core *k, size_t a, size_t b)
+{
+	return fw_plan_job_cmp(k->cl, &k->planj[a], &k->planj[b]) < 0;
+}
+
+static void q_sift(const struct sim_core *k, size_t *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && q_before(k, h[l], h[m]))
+			m = l;
+		if (l + 1 < n && q_before(k, h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		size_t t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static size_t q_take(const struct sim_core *k, size_t *h, size_t *n)
+{
+	size_t top = h[0];
+
+	h[0] = h[--*n];
+	q_sift(k, h, *n, 0);
+	return top;
+}
+
+/* What fw_plan_job_cmp orders by (the heap needs no more). */
+static void plan_key(struct fw_plan_job *q, const struct sim_rjob *j)
+{
+	q->resv = -1;
+	q->id = j->tj->id;
+	q->priority = j->priority;
+	q->submit = j->submit;
+	q->part = j->part;
+}
+
+/* The planner's whole view of one job. */
+static void plan_fill(struct fw_plan_job *q, const struct sim_rjob *j)
+{
+	const struct core_job *cj = cj_of(j);
+
+	fw_plan_job_init(q);
+	plan_key(q, j);
+	q->eligible = j->eligible;
+	q->nodes_min = j->nodes;
+	q->cpus_per_node = j->cpus_per_node;
+	q->mem_per_node_mb = j->mem_per_node_mb;
+	q->gpus_per_node = j->gpus_per_node;
+	q->time_limit = j->limit > 0 ? j->limit : 0;
+	q->lics = cj->lic;
+	q->nlics = cj->nlic;
+	q->uid = cj->pj.uid;
+	q->account = cj->pj.account_id;
+}
+
+/*
+ * The plan's view of the pending jobs that may start now: k->order is
+ * sorted in queue order, or (heap) a heap to take them from with q_take;
+ * then only the ordering fields are set, and the caller completes a job
+ * with plan_fill when it takes it (a main pass takes few of them).
+ */
 static size_t plan_queue(struct sim_core *k, fw_time_t now,
-			 struct sim_rjob **pending, size_t np)
+			 struct sim_rjob **pending, size_t np, bool heap)
 {
 	size_t n = 0;
 
 	grow_scratch(k, np);
 	for (size_t i = 0; i < np; i++) {
 		struct sim_rjob *j = pending[i];
-		struct core_job *cj = cj_of(j);
-		struct fw_plan_job *q = &k->planj[n];
 
-		if (j->eligible > now || cj->part_down)
+		if (j->eligible > now || cj_of(j)->part_down)
 			continue;
-		fw_plan_job_init(q);
-		q->id = j->tj->id;
-		q->priority = j->priority;
-		q->submit = j->submit;
-		q->eligible = j->eligible;
-		q->part = j->part;
-		q->nodes_min = j->nodes;
-		q->cpus_per_node = j->cpus_per_node;
-		q->mem_per_node_mb = j->mem_per_node_mb;
-		q->gpus_per_node = j->gpus_per_node;
-		q->time_limit = j->limit > 0 ? j->limit : 0;
-		q->lics = cj->lic;
-		q->nlics = cj->nlic;
-		q->uid = cj->pj.uid;
-		q->account = cj->pj.account_id;
+		if (heap)
+			plan_key(&k->planj[n], j);
+		else
+			plan_fill(&k->planj[n], j);
 		k->plan_rj[n] = j;
 		n++;
 	}
-	fw_plan_sort_index(k->cl, k->planj, n, k->order);
+	if (!heap) {
+		fw_plan_sort_index(k->cl, k->planj, n, k->order);
+		return n;
+	}
+	for (size_t i = 0; i < n; i++)
+		k->order[i] = i;
+	for (size_t i = n / 2; i-- > 0;)
+		q_sift(k, k->order, n, i);
 	return n;
 }
 
@@ -788,52 +866,72 @@ static uint32_t alloc_cpus(const struct sim_core *k, const uint32_t *nodes,
 	return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
 }
 
+/* The core decided START_NOW: allocate, tell the plan, then the engine. */
+static int start_job(struct sim_core *k, struct fw_plan *p, struct sim_rjob *j,
+		     const struct fw_plan_decision *d, sim_start_fn start,
+		     void *ctx, struct fw_err *err)
+{
+	struct core_job *cj = cj_of(j);
+	uint32_t nn = bitset_nodes(k, d->nodes);
+
+	cj->alloc = fw_bitset_dup(d->nodes);
+	j->alloc_cpus = alloc_cpus(k, k->nodes_tmp, nn);
+	if (fw_plan_started(p, NULL, err))
+		return -1;
+	start(ctx, j, k->nodes_tmp, nn, d->backfilled);
+	return 0;
+}
+
+/* The next job in queue order (main passes take it from the heap). */
+static size_t next_job(struct sim_core *k, bool main, size_t qi, size_t *left)
+{
+	size_t x;
+
+	if (!main)
+		return k->order[qi];
+	x = q_take(k, k->order, left);
+	plan_fill(&k->planj[x], k->plan_rj[x]);
+	return x;
+}
+
 int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 		      struct sim_rjob **pending, size_t np,
 		      struct sim_rjob **running, size_t nr,
 		      sim_start_fn start, void *ctx, struct fw_err *err)
 {
-	enum fw_plan_pass fp = pass == SIM_PASS_BACKFILL ? FW_PASS_BACKFILL
-							: FW_PASS_MAIN;
+	bool main = pass != SIM_PASS_BACKFILL;
+	enum fw_plan_pass fp = main ? FW_PASS_MAIN : FW_PASS_BACKFILL;
 	struct fw_plan *p;
-	size_t n, decided = 0;
+	size_t n, left, decided = 0;
 	int rc = 0;
 
 	k->nnever = 0;
-	n = plan_queue(k, now, pending, np);
+	n = left = plan_queue(k, now, pending, np, main);
 	if (n == 0)
 		return 0;
 	p = plan_with_running(k, now, running, nr, err);
 	if (!p)
 		return -1;
 	for (size_t qi = 0; qi < n && !rc; qi++) {
-		struct fw_plan_job *q = &k->planj[k->order[qi]];
-		struct sim_rjob *j = k->plan_rj[k->order[qi]];
+		size_t x = next_job(k, main, qi, &left);
+		struct sim_rjob *j = k->plan_rj[x];
 		struct fw_plan_decision d;
 
-		if (fw_plan_decide(p, q, fp, &d, err)) {
-			rc = -1;
+		if ((rc = fw_plan_decide(p, &k->planj[x], fp, &d, err)))
 			break;
-		}
 		if (d.seq < k->cap)
 			k->by_seq[d.seq] = j;
 		decided = d.seq + 1 > decided ? d.seq + 1 : decided;
-		if (d.kind == FW_PLAN_NOT_RUNNABLE) {
+		if (d.kind == FW_PLAN_NOT_RUNNABLE)
 			never_add(k, j, fw_plan_reason_str(d.reason));
-			continue;
-		}
-		if (d.kind != FW_PLAN_START_NOW)
-			continue;
-		struct core_job *cj = cj_of(j);
-		uint32_t nn = bitset_nodes(k, d.nodes);
-		cj->alloc = fw_bitset_dup(d.nodes);
-		j->alloc_cpus = alloc_cpus(k, k->nodes_tmp, nn);
-		if (fw_plan_started(p, NULL, err)) {
-			rc = -1;
+		else if (d.kind == FW_PLAN_START_NOW)
+			rc = start_job(k, p, j, &d, start, ctx, err);
+		/* Main pass with every partition blocked: the rest of the
+		   queue would only be told "Priority" (under fifo a long
+		   queue made this most of the run). */
+		else if (main && fw_plan_main_all_blocked(p))
 			break;
-		}
-		start(ctx, j, k->nodes_tmp, nn, d.backfilled);
-		if (pass == SIM_PASS_SERIAL)
+		if (!rc && d.kind == FW_PLAN_START_NOW && pass == SIM_PASS_SERIAL)
 			break;
 	}
 	if (!rc) {
@@ -972,7 +1070,7 @@ int sim_core_explain(struct sim_core *k, fw_time_t now, struct sim_rjob *j,
 
 	/* A pass that starts nothing: the planner's record. */
 	enum fw_plan_pass fp = main_only(k) ? FW_PASS_MAIN : FW_PASS_BACKFILL;
-	size_t n = plan_queue(k, now, pending, np);
+	size_t n = plan_queue(k, now, pending, np, false);
 	struct fw_plan *p = plan_with_running(k, now, running, nr, err);
 	int rc = p ? 0 : -1;
 	for (size_t qi = 0; qi < n && !rc; qi++) {

@@ -10,7 +10,9 @@
  *   2. submitted jobs join the queue (their priority is computed);
  *   3. a priority pass, if PriorityCalcPeriod has elapsed: fair-share usage
  *      of running jobs is charged, usage decays, the accrual ledger ticks,
- *      every pending job's priority is recomputed;
+ *      every pending job's priority is recomputed (all but the charge are
+ *      skipped when no weighted term changes with time: the priorities
+ *      are then those of submission, see fw_prio_time_invariant);
  *   4. the main pass (when anything changed), or, when bf_interval has
  *      elapsed and anything changed since the last one, the backfill pass
  *      (which starts what the main pass would, and more);

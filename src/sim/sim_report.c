@@ -38,56 +38,183 @@ static double median_of(int64_t *v, size_t n)
 	return ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
 }
 
-void sim_metrics_compute(const struct sim_result *r, struct sim_metrics *m)
+/* Nearest-rank percentile of sorted v: the ceil(q n)-th smallest. */
+static int64_t percentile_of(const int64_t *v, size_t n, double q)
 {
-	int64_t *waits = fw_xmalloc((r->n ? r->n : 1) * sizeof(int64_t));
-	double node_sec = 0, cpu_sec = 0, wait_sum = 0, bsld_sum = 0;
-	fw_time_t first = INT64_MAX, last = INT64_MIN;
+	size_t rank = (size_t)ceil(q * (double)n);
 
+	if (n == 0)
+		return 0;
+	return v[rank ? rank - 1 : 0];
+}
+
+static const char *group_key(const struct sim_outjob *j, enum sim_group_by by)
+{
+	const char *s = by == SIM_BY_ACCOUNT ? j->account
+			: by == SIM_BY_QOS ? j->qos : j->partition;
+
+	return s && *s ? s : "(none)";
+}
+
+/* Sums over the done jobs (all of them, or one group's). */
+struct acc {
+	int64_t *waits;
+	double node_sec, cpu_sec, wait_sum, bsld_sum;
+	fw_time_t first, last;
+};
+
+static void add_done(const struct sim_result *r, const struct sim_outjob *j,
+		     struct acc *a, struct sim_metrics *m)
+{
+	int64_t wait = j->start - j->submit, run = j->end - j->start;
+	double b = sim_bsld(wait, run);
+
+	a->waits[m->done++] = wait;
+	a->wait_sum += (double)wait;
+	if (wait > m->max_wait)
+		m->max_wait = wait;
+	if (r->wait_threshold_set && wait > r->wait_threshold)
+		m->over_threshold++;
+	a->bsld_sum += b;
+	if (b > m->max_bsld)
+		m->max_bsld = b;
+	a->node_sec += (double)j->nodes * (double)run;
+	a->cpu_sec += (double)j->cpus * (double)run;
+	if (j->submit < a->first)
+		a->first = j->submit;
+	if (j->end > a->last)
+		a->last = j->end;
+	m->backfilled += j->backfilled;
+	m->killed += j->killed;
+}
+
+/* Everything but utilisation, over the jobs idx[0..cnt-1] (idx NULL: all). */
+static void metrics_of(const struct sim_result *r, const size_t *idx,
+		       size_t cnt, struct acc *a, struct sim_metrics *m)
+{
 	memset(m, 0, sizeof(*m));
-	m->jobs = r->n;
-	for (size_t i = 0; i < r->n; i++) {
-		const struct sim_outjob *j = &r->job[i];
+	a->node_sec = a->cpu_sec = a->wait_sum = a->bsld_sum = 0;
+	a->first = INT64_MAX;
+	a->last = INT64_MIN;
+	for (size_t k = 0; k < cnt; k++) {
+		const struct sim_outjob *j = &r->job[idx ? idx[k] : k];
 
-		if (j->state == SIM_JOB_REJECTED) {
+		m->jobs++;
+		if (j->state == SIM_JOB_REJECTED)
 			m->rejected++;
-			continue;
-		}
-		if (j->state != SIM_JOB_DONE) {
+		else if (j->state != SIM_JOB_DONE)
 			m->unfinished++;
-			continue;
-		}
-		int64_t wait = j->start - j->submit, run = j->end - j->start;
-		waits[m->done++] = wait;
-		wait_sum += (double)wait;
-		if (wait > m->max_wait)
-			m->max_wait = wait;
-		double b = sim_bsld(wait, run);
-		bsld_sum += b;
-		if (b > m->max_bsld)
-			m->max_bsld = b;
-		node_sec += (double)j->nodes * (double)run;
-		cpu_sec += (double)j->cpus * (double)run;
-		if (j->submit < first)
-			first = j->submit;
-		if (j->end > last)
-			last = j->end;
-		m->backfilled += j->backfilled;
-		m->killed += j->killed;
+		else
+			add_done(r, j, a, m);
 	}
 	if (m->done) {
-		m->makespan = last - first;
-		m->mean_wait = wait_sum / (double)m->done;
-		m->mean_bsld = bsld_sum / (double)m->done;
-		m->median_wait = median_of(waits, m->done);
+		m->makespan = a->last - a->first;
+		m->mean_wait = a->wait_sum / (double)m->done;
+		m->mean_bsld = a->bsld_sum / (double)m->done;
+		m->median_wait = median_of(a->waits, m->done);
+		m->p95_wait = percentile_of(a->waits, m->done, 0.95);
 	}
-	if (m->makespan > 0 && r->cluster && r->cluster->nnodes)
-		m->utilisation = node_sec /
-				 ((double)r->cluster->nnodes * (double)m->makespan);
-	if (m->makespan > 0 && r->cluster && r->cluster->total_cpus)
-		m->cpu_utilisation = cpu_sec / ((double)r->cluster->total_cpus *
-						(double)m->makespan);
-	free(waits);
+}
+
+static void utilisation_of(const struct sim_result *r, const struct acc *a,
+			   int64_t makespan, struct sim_metrics *m)
+{
+	if (makespan > 0 && r->cluster && r->cluster->nnodes)
+		m->utilisation = a->node_sec /
+				 ((double)r->cluster->nnodes * (double)makespan);
+	if (makespan > 0 && r->cluster && r->cluster->total_cpus)
+		m->cpu_utilisation = a->cpu_sec / ((double)r->cluster->total_cpus *
+						   (double)makespan);
+}
+
+void sim_metrics_compute(const struct sim_result *r, struct sim_metrics *m)
+{
+	struct acc a;
+
+	a.waits = fw_xmalloc((r->n ? r->n : 1) * sizeof(int64_t));
+	metrics_of(r, NULL, r->n, &a, m);
+	utilisation_of(r, &a, m->makespan, m);
+	free(a.waits);
+}
+
+const char *sim_group_by_name(enum sim_group_by by)
+{
+	return by == SIM_BY_ACCOUNT ? "account"
+	       : by == SIM_BY_QOS ? "qos" : "partition";
+}
+
+/*
+ * Group of each job (dense ids in order of first appearance; names are
+ * compared by content: the same account may come from the trace or from
+ * the default account).  Returns the number of groups; names[id].
+ */
+static size_t group_ids(const struct sim_result *r, enum sim_group_by by,
+			uint32_t *gid, const char ***names)
+{
+	struct sim_strtab st;
+	struct sim_idmap ids;
+	size_t ng = 0;
+
+	sim_strtab_init(&st);
+	sim_idmap_init(&ids);
+	*names = fw_xmalloc((r->n ? r->n : 1) * sizeof(**names));
+	for (size_t i = 0; i < r->n; i++) {
+		const char *name = group_key(&r->job[i], by);
+
+		gid[i] = sim_idmap_get(&ids, sim_intern(&st, name)) - 1;
+		if (gid[i] == ng)
+			(*names)[ng++] = name;
+	}
+	sim_idmap_free(&ids);
+	sim_strtab_free(&st);
+	return ng;
+}
+
+/* Counting sort: group k's jobs are idx[start[k] .. start[k+1]-1], in
+   trace order (start has ng + 1 zeroed entries). */
+static void bucket_by_group(const uint32_t *gid, size_t n, size_t ng,
+			    size_t *start, size_t *idx)
+{
+	size_t *fill = fw_xmalloc((ng ? ng : 1) * sizeof(*fill));
+
+	for (size_t i = 0; i < n; i++)
+		start[gid[i] + 1]++;
+	for (size_t k = 0; k < ng; k++)
+		start[k + 1] += start[k];
+	memcpy(fill, start, ng * sizeof(*fill));
+	for (size_t i = 0; i < n; i++)
+		idx[fill[gid[i]]++] = i;
+	free(fill);
+}
+
+size_t sim_groups_compute(const struct sim_result *r, enum sim_group_by by,
+			  struct sim_group **out)
+{
+	size_t n1 = r->n ? r->n : 1;
+	uint32_t *gid = fw_xmalloc(n1 * sizeof(*gid));
+	size_t *idx = fw_xmalloc(n1 * sizeof(*idx));
+	const char **names;
+	size_t ng = group_ids(r, by, gid, &names);
+	size_t *start = fw_xcalloc(ng + 1, sizeof(*start));
+	struct sim_group *g = fw_xmalloc((ng ? ng : 1) * sizeof(*g));
+	struct sim_metrics all;
+	struct acc a;
+
+	sim_metrics_compute(r, &all);
+	bucket_by_group(gid, r->n, ng, start, idx);
+	a.waits = fw_xmalloc(n1 * sizeof(int64_t));
+	for (size_t k = 0; k < ng; k++) {
+		g[k].name = names[k];
+		metrics_of(r, idx + start[k], start[k + 1] - start[k], &a, &g[k].m);
+		utilisation_of(r, &a, all.makespan, &g[k].m);
+	}
+	free(a.waits);
+	free(start);
+	free(names);
+	free(idx);
+	free(gid);
+	*out = g;
+	return ng;
 }
 
 /* ------------------------------------------------------------- hostlists */
@@ -262,6 +389,80 @@ static void json_num(struct fw_buf *b, double v)
 	fw_buf_printf(b, "%.10g", isfinite(v) ? v : 0.0);
 }
 
+static void json_threshold(struct fw_buf *b, const struct sim_result *r,
+			   const struct sim_metrics *m)
+{
+	if (!r->wait_threshold_set)
+		return;
+	fw_buf_printf(b, ",\n  \"wait_threshold_s\": %lld,\n"
+			  "  \"jobs_over_wait_threshold\": %zu",
+		       (long long)r->wait_threshold, m->over_threshold);
+}
+
+static void json_swf(struct fw_buf *b, const struct sim_result *r)
+{
+	if (!r->swf_estimate)
+		return;
+	fw_buf_printf(b, ",\n  \"swf_runtime_estimate\": ");
+	json_str(b, r->swf_estimate);
+	fw_buf_printf(b, ",\n  \"swf_time_limit_estimated\": %zu,\n"
+			  "  \"swf_procs\": ", r->swf_limit_estimated);
+	json_str(b, r->swf_procs);
+	fw_buf_printf(b, ",\n  \"swf_procs_other_field\": %zu",
+		       r->swf_procs_fallback);
+}
+
+/* "by_account": [{"name": ..., metrics}, ...] */
+static void json_groups(struct fw_buf *b, const struct sim_result *r,
+			enum sim_group_by by)
+{
+	struct sim_group *g;
+	size_t n = sim_groups_compute(r, by, &g);
+
+	fw_buf_printf(b, ",\n  \"by_%s\": [", sim_group_by_name(by));
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_metrics *m = &g[i].m;
+
+		fw_buf_printf(b, "%s\n    {\"name\": ", i ? "," : "");
+		json_str(b, g[i].name);
+		fw_buf_printf(b, ", \"jobs\": %zu, \"jobs_done\": %zu, \"wait_mean_s\": ",
+			       m->jobs, m->done);
+		json_num(b, m->mean_wait);
+		fw_buf_printf(b, ", \"wait_median_s\": ");
+		json_num(b, m->median_wait);
+		fw_buf_printf(b, ", \"wait_p95_s\": %lld, \"wait_max_s\": %lld, "
+				  "\"bounded_slowdown_mean\": ",
+			       (long long)m->p95_wait, (long long)m->max_wait);
+		json_num(b, m->mean_bsld);
+		fw_buf_printf(b, ", \"utilisation\": ");
+		json_num(b, m->utilisation);
+		if (r->wait_threshold_set)
+			fw_buf_printf(b, ", \"jobs_over_wait_threshold\": %zu",
+				       m->over_threshold);
+		fw_buf_printf(b, "}");
+	}
+	fw_buf_printf(b, "%s]", n ? "\n  " : "");
+	free(g);
+}
+
+/* "accounts": usage against target shares. */
+static void json_shares(struct fw_buf *b, const struct sim_result *r)
+{
+	fw_buf_printf(b, ",\n  \"accounts\": [");
+	for (size_t i = 0; i < r->nshares; i++) {
+		fw_buf_printf(b, "%s\n    {\"account\": ", i ? "," : "");
+		json_str(b, r->share[i].account);
+		fw_buf_printf(b, ", \"target_share\": ");
+		json_num(b, r->share[i].target);
+		fw_buf_printf(b, ", \"usage_share\": ");
+		json_num(b, r->share[i].fraction);
+		fw_buf_printf(b, ", \"usage_cpu_s\": ");
+		json_num(b, r->share[i].usage);
+		fw_buf_printf(b, "}");
+	}
+	fw_buf_printf(b, "%s],\n", r->nshares ? "\n  " : "");
+}
+
 void sim_write_summary_json(const struct sim_result *r,
 			    const struct sim_metrics *m, struct fw_buf *b)
 {
@@ -286,25 +487,18 @@ void sim_write_summary_json(const struct sim_result *r,
 	json_num(b, m->mean_wait);
 	fw_buf_printf(b, ",\n  \"wait_median_s\": ");
 	json_num(b, m->median_wait);
-	fw_buf_printf(b, ",\n  \"wait_max_s\": %lld,\n  \"bounded_slowdown_tau_s\": %d,\n"
+	fw_buf_printf(b, ",\n  \"wait_p95_s\": %lld,\n  \"wait_max_s\": %lld,\n"
+			  "  \"bounded_slowdown_tau_s\": %d,\n"
 			  "  \"bounded_slowdown_mean\": ",
-		       (long long)m->max_wait, SIM_BSLD_TAU);
+		       (long long)m->p95_wait, (long long)m->max_wait, SIM_BSLD_TAU);
 	json_num(b, m->mean_bsld);
 	fw_buf_printf(b, ",\n  \"bounded_slowdown_max\": ");
 	json_num(b, m->max_bsld);
-	fw_buf_printf(b, ",\n  \"accounts\": [");
-	for (size_t i = 0; i < r->nshares; i++) {
-		fw_buf_printf(b, "%s\n    {\"account\": ", i ? "," : "");
-		json_str(b, r->share[i].account);
-		fw_buf_printf(b, ", \"target_share\": ");
-		json_num(b, r->share[i].target);
-		fw_buf_printf(b, ", \"usage_share\": ");
-		json_num(b, r->share[i].fraction);
-		fw_buf_printf(b, ", \"usage_cpu_s\": ");
-		json_num(b, r->share[i].usage);
-		fw_buf_printf(b, "}");
-	}
-	fw_buf_printf(b, "%s],\n", r->nshares ? "\n  " : "");
+	json_threshold(b, r, m);
+	json_swf(b, r);
+	for (int by = 0; by < SIM_NGROUP_BY; by++)
+		json_groups(b, r, (enum sim_group_by)by);
+	json_shares(b, r);
 	fw_buf_printf(b, "  \"simulated_begin\": %lld,\n  \"simulated_end\": %lld,\n",
 		       (long long)r->sim_begin, (long long)r->sim_end);
 	fw_buf_printf(b, "  \"simulated_begin_utc\": \"%s\",\n  \"simulated_end_utc\": \"%s\",\n",
@@ -326,6 +520,77 @@ void sim_write_summary_json(const struct sim_result *r,
 			  "  \"swf_partition_defaulted\": %zu\n}\n",
 		       r->trace_bad_lines, r->trace_not_started,
 		       r->defaulted_partition);
+}
+
+/* --------------------------------------------------------------- text */
+
+/* One table row: name, jobs, waits, bsld, utilisation[, over threshold]. */
+static void txt_row(struct fw_buf *b, const struct sim_result *r,
+		    const char *name, const struct sim_metrics *m)
+{
+	char d[4][32];
+
+	fw_buf_printf(b, "%-16s %7zu %10s %10s %10s %10s %8.2f %6.1f%%",
+		       name, m->done,
+		       sim_fmt_dur((int64_t)m->mean_wait, d[0], sizeof(d[0])),
+		       sim_fmt_dur((int64_t)m->median_wait, d[1], sizeof(d[1])),
+		       sim_fmt_dur(m->p95_wait, d[2], sizeof(d[2])),
+		       sim_fmt_dur(m->max_wait, d[3], sizeof(d[3])),
+		       m->mean_bsld, 100 * m->utilisation);
+	if (r->wait_threshold_set)
+		fw_buf_printf(b, " %7zu", m->over_threshold);
+	fw_buf_append(b, "\n", 1);
+}
+
+static void txt_header(struct fw_buf *b, const struct sim_result *r,
+		       const char *first)
+{
+	fw_buf_printf(b, "%-16s %7s %10s %10s %10s %10s %8s %7s%s\n", first,
+		       "done", "wait mean", "median", "p95", "max", "bsld",
+		       "util", r->wait_threshold_set ? "    over" : "");
+}
+
+/* The summary lines (also printed by fairway-sim unless --quiet). */
+void sim_write_summary_txt(const struct sim_result *r,
+			   const struct sim_metrics *m, struct fw_buf *b)
+{
+	char d1[32], d2[32], d3[32], d4[32];
+
+	fw_buf_printf(b, "policy %s: %zu jobs (%zu done, %zu unfinished, %zu rejected), %zu backfilled\n",
+		       r->policy, m->jobs, m->done, m->unfinished, m->rejected,
+		       m->backfilled);
+	fw_buf_printf(b, "makespan %s, utilisation %.1f%% of nodes (%.1f%% of CPUs)\n",
+		       sim_fmt_dur(m->makespan, d1, sizeof(d1)), 100 * m->utilisation,
+		       100 * m->cpu_utilisation);
+	fw_buf_printf(b, "wait mean %s, median %s, p95 %s, max %s; bounded slowdown mean %.2f\n",
+		       sim_fmt_dur((int64_t)m->mean_wait, d1, sizeof(d1)),
+		       sim_fmt_dur((int64_t)m->median_wait, d2, sizeof(d2)),
+		       sim_fmt_dur(m->p95_wait, d3, sizeof(d3)),
+		       sim_fmt_dur(m->max_wait, d4, sizeof(d4)), m->mean_bsld);
+	if (r->wait_threshold_set)
+		fw_buf_printf(b, "%zu job(s) waited longer than %s\n",
+			       m->over_threshold,
+			       sim_fmt_dur(r->wait_threshold, d1, sizeof(d1)));
+	if (r->swf_estimate)
+		fw_buf_printf(b, "SWF: time limits %s (%zu estimated), processors %s first (%zu from the other field)\n",
+			       r->swf_estimate, r->swf_limit_estimated,
+			       r->swf_procs, r->swf_procs_fallback);
+}
+
+void sim_write_report_txt(const struct sim_result *r,
+			  const struct sim_metrics *m, struct fw_buf *b)
+{
+	sim_write_summary_txt(r, m, b);
+	for (int by = 0; by < SIM_NGROUP_BY; by++) {
+		struct sim_group *g;
+		size_t n = sim_groups_compute(r, (enum sim_group_by)by, &g);
+
+		fw_buf_append(b, "\n", 1);
+		txt_header(b, r, sim_group_by_name((enum sim_group_by)by));
+		for (size_t i = 0; i < n; i++)
+			txt_row(b, r, g[i].name, &g[i].m);
+		free(g);
+	}
 }
 
 /* ------------------------------------------------------------- files */
@@ -357,6 +622,11 @@ int sim_write_outputs(const struct sim_result *r, const char *dir,
 	if (!rc) {
 		sim_write_summary_json(r, &m, &b);
 		rc = write_one(dir, "summary.json", &b, err);
+		b.len = 0;
+	}
+	if (!rc) {
+		sim_write_report_txt(r, &m, &b);
+		rc = write_one(dir, "report.txt", &b, err);
 		b.len = 0;
 	}
 	if (!rc) {

@@ -3,7 +3,9 @@
  *
  *   jobs.csv       one line per job (times, nodes, priority and its sprio
  *                  columns at start, backfilled, bypass count)
- *   summary.json   metrics of the run (see struct sim_metrics)
+ *   summary.json   metrics of the run (see struct sim_metrics), also per
+ *                  account, QOS and partition
+ *   report.txt     the same as text tables
  *   *.svg          Gantt chart, utilisation over time, wait distribution
  *
  * Everything here works from the per-job outcomes alone, so the reports of
@@ -75,6 +77,12 @@ struct sim_result {
 	uint64_t skipped_passes; /* scheduling passes nothing could come of */
 	size_t trace_bad_lines, trace_not_started;
 	size_t defaulted_partition; /* SWF partition numbers the cluster lacks */
+	/* How the trace was read (SWF; NULL otherwise), for the summary. */
+	const char *swf_estimate, *swf_procs;
+	size_t swf_limit_estimated, swf_procs_fallback;
+	/* Jobs that waited longer than wait_threshold seconds are counted. */
+	bool wait_threshold_set;
+	int64_t wait_threshold;
 };
 
 struct sim_metrics {
@@ -85,12 +93,32 @@ struct sim_metrics {
 	double cpu_utilisation; /* requested CPU-seconds / (CPUs x makespan) */
 	int64_t makespan;       /* last end - first submit (done jobs) */
 	double mean_wait, median_wait;
+	int64_t p95_wait;       /* nearest rank: the ceil(0.95 n)-th smallest */
 	int64_t max_wait;
 	double mean_bsld;       /* bounded slowdown, tau = SIM_BSLD_TAU */
 	double max_bsld;
+	size_t over_threshold;  /* done jobs with wait > r->wait_threshold */
 };
 
 void sim_metrics_compute(const struct sim_result *r, struct sim_metrics *m);
+
+/* Metrics of the jobs of one account, QOS or partition. */
+enum sim_group_by { SIM_BY_ACCOUNT, SIM_BY_QOS, SIM_BY_PARTITION };
+#define SIM_NGROUP_BY 3
+const char *sim_group_by_name(enum sim_group_by by);
+
+struct sim_group {
+	const char *name;        /* "(none)" when the jobs name none */
+	struct sim_metrics m;    /* utilisation: of the whole cluster over
+				    the run's makespan, by this group's jobs */
+};
+
+/*
+ * The groups of r (in order of first appearance), each with its metrics.
+ * Returns the count; *out is malloc'ed (free it).
+ */
+size_t sim_groups_compute(const struct sim_result *r, enum sim_group_by by,
+			  struct sim_group **out);
 
 /* Bounded slowdown of one job (wait and run in seconds). */
 double sim_bsld(int64_t wait, int64_t run);
@@ -105,11 +133,29 @@ void sim_hostlist_compress(const struct sim_cluster *c, const uint32_t *idx,
 void sim_write_jobs_csv(const struct sim_result *r, struct fw_buf *b);
 void sim_write_summary_json(const struct sim_result *r,
 			    const struct sim_metrics *m, struct fw_buf *b);
+/* The run's summary lines (fairway-sim prints them unless --quiet). */
+void sim_write_summary_txt(const struct sim_result *r,
+			   const struct sim_metrics *m, struct fw_buf *b);
+/* The text report (report.txt; its first lines are the stdout summary). */
+void sim_write_report_txt(const struct sim_result *r,
+			  const struct sim_metrics *m, struct fw_buf *b);
 
 /* SVG charts (sim_svg.c). */
 void sim_svg_gantt(const struct sim_result *r, struct fw_buf *b);
 void sim_svg_utilisation(const struct sim_result *r, struct fw_buf *b);
 void sim_svg_waits(const struct sim_result *r, struct fw_buf *b);
+/* Box plots of waits on a logarithmic axis, one per box (waits sorted
+   ascending; empty boxes are left out).  sim_svg_waits and the compare
+   mode's chart are both drawn with it. */
+struct sim_wait_box {
+	const char *label;   /* under the box */
+	const char *tip;     /* its tooltip's name (NULL: the label) */
+	int64_t *wait;
+	size_t n;
+};
+void sim_svg_wait_boxes(const struct sim_wait_box *bx, size_t nb,
+			const char *title, const char *xlabel,
+			struct fw_buf *b);
 
 /*
  * Write jobs.csv, summary.json, gantt.svg, utilisation.svg and waits.svg

@@ -507,42 +507,16 @@ static double quantile(const int64_t *v, size_t n, double q)
 	return (double)v[lo] + (pos - (double)lo) * (double)(v[hi] - v[lo]);
 }
 
-void sim_svg_waits(const struct sim_result *r, struct fw_buf *b)
+/* Horizontal grid lines and labels of the logarithmic wait axis. */
+static void wait_ticks(struct fw_buf *b, double x0, double y0, double pw,
+		       double ph, double top)
 {
-	enum { NCLASS = 31 };
-	int64_t *w[NCLASS] = { 0 };
-	size_t n[NCLASS] = { 0 }, cap[NCLASS] = { 0 };
-	int64_t maxw = 60;
-	int shown = 0;
-
-	for (size_t i = 0; i < r->n; i++) {
-		const struct sim_outjob *j = &r->job[i];
-		if (j->state != SIM_JOB_DONE)
-			continue;
-		int k = size_class(j->nodes);
-		if (n[k] == cap[k]) {
-			cap[k] = cap[k] ? cap[k] * 2 : 64;
-			w[k] = fw_xrealloc(w[k], cap[k] * sizeof(int64_t));
-		}
-		w[k][n[k]++] = j->start - j->submit;
-		if (j->start - j->submit > maxw)
-			maxw = j->start - j->submit;
-	}
-	for (int k = 0; k < NCLASS; k++)
-		shown += n[k] > 0;
-
-	double x0 = 80, ph = 320, y0 = 60;
-	double colw = shown ? fmax(60, fmin(120, 900.0 / shown)) : 120;
-	double pw = colw * (shown ? shown : 1);
-	double top = wait_scale((double)maxw) * 1.05;
-	svg_begin(b, (int)(x0 + pw + 40), (int)(y0 + ph + 70),
-		  "Wait time by job size");
-
 	static const struct { int64_t sec; const char *lab; } ticks[] = {
 		{ 0, "0" }, { 60, "1 min" }, { 600, "10 min" }, { 3600, "1 h" },
 		{ 6 * 3600, "6 h" }, { 86400, "1 day" }, { 7 * 86400, "1 week" },
 		{ 30 * 86400, "30 days" }, { 182 * 86400, "6 months" },
 	};
+
 	for (size_t t = 0; t < sizeof(ticks) / sizeof(ticks[0]); t++) {
 		double v = wait_scale((double)ticks[t].sec);
 		if (v > top)
@@ -554,52 +528,116 @@ void sim_svg_waits(const struct sim_result *r, struct fw_buf *b)
 			       "text-anchor=\"end\" dominant-baseline=\"central\">%s</text>\n",
 			       x0, y, x0 + pw, y, x0 - 6, y, ticks[t].lab);
 	}
-	int col = 0;
-	for (int k = 0; k < NCLASS; k++) {
-		if (!n[k])
-			continue;
-		qsort(w[k], n[k], sizeof(int64_t), cmp_i64_svg);
-		double cx = x0 + colw * (col + 0.5), bw = colw * 0.5;
-		double q[5] = { quantile(w[k], n[k], 0.05), quantile(w[k], n[k], 0.25),
-				quantile(w[k], n[k], 0.5), quantile(w[k], n[k], 0.75),
-				quantile(w[k], n[k], 0.95) };
-		double y[5], mean = 0;
-		for (int i = 0; i < 5; i++)
-			y[i] = y0 + ph - ph * wait_scale(q[i]) / top;
-		for (size_t i = 0; i < n[k]; i++)
-			mean += (double)w[k][i];
-		mean /= (double)n[k];
-		double ymean = y0 + ph - ph * wait_scale(mean) / top;
-		double ymax = y0 + ph - ph * wait_scale((double)w[k][n[k] - 1]) / top;
-		char lab[32], med[32];
-		class_label(k, lab, sizeof(lab));
-		sim_fmt_dur((int64_t)q[2], med, sizeof(med));
-		fw_buf_printf(b,
-			       "<g><title>%s node(s): %zu jobs, median wait %s</title>\n"
-			       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n"
-			       "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			       "fill=\"#a0cbe8\" stroke=\"#333\"/>\n"
-			       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			       "stroke=\"#333\" stroke-width=\"2\"/>\n"
-			       "<path d=\"M%.1f %.1f l5 5 l-5 5 l-5 -5 z\" fill=\"#e15759\"/>\n"
-			       "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#333\"/></g>\n",
-			       lab, n[k], med, cx, y[0], cx, y[4], cx - bw / 2, y[3], bw,
-			       fmax(1, y[1] - y[3]), cx - bw / 2, y[2], cx + bw / 2, y[2],
-			       cx, ymean - 5, cx, ymax);
-		fw_buf_printf(b,
-			       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n"
-			       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#666\" "
-			       "font-size=\"10\">n=%zu</text>\n",
-			       cx, y0 + ph + 18, lab, cx, y0 + ph + 32, n[k]);
-		col++;
-		free(w[k]);
-	}
+}
+
+/* One box (sorted waits w[0..n-1]) centred on cx. */
+static void wait_box(struct fw_buf *b, const struct sim_wait_box *bx,
+		     double cx, double bw, double y0, double ph, double top)
+{
+	const int64_t *w = bx->wait;
+	size_t n = bx->n;
+	double q[5] = { quantile(w, n, 0.05), quantile(w, n, 0.25),
+			quantile(w, n, 0.5), quantile(w, n, 0.75),
+			quantile(w, n, 0.95) };
+	double y[5], mean = 0;
+	char med[32];
+
+	for (int i = 0; i < 5; i++)
+		y[i] = y0 + ph - ph * wait_scale(q[i]) / top;
+	for (size_t i = 0; i < n; i++)
+		mean += (double)w[i];
+	mean /= (double)n;
+	double ymean = y0 + ph - ph * wait_scale(mean) / top;
+	double ymax = y0 + ph - ph * wait_scale((double)w[n - 1]) / top;
+	sim_fmt_dur((int64_t)q[2], med, sizeof(med));
+	fw_buf_printf(b, "<g><title>");
+	svg_text(b, bx->tip ? bx->tip : bx->label);
 	fw_buf_printf(b,
-		       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">nodes per job</text>\n"
-		       "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\" font-size=\"10\">box: 25-75%%, "
+		       ": %zu jobs, median wait %s</title>\n"
+		       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n"
+		       "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		       "fill=\"#a0cbe8\" stroke=\"#333\"/>\n"
+		       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		       "stroke=\"#333\" stroke-width=\"2\"/>\n"
+		       "<path d=\"M%.1f %.1f l5 5 l-5 5 l-5 -5 z\" fill=\"#e15759\"/>\n"
+		       "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#333\"/></g>\n",
+		       n, med, cx, y[0], cx, y[4], cx - bw / 2, y[3], bw,
+		       fmax(1, y[1] - y[3]), cx - bw / 2, y[2], cx + bw / 2, y[2],
+		       cx, ymean - 5, cx, ymax);
+	fw_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+		       cx, y0 + ph + 18);
+	svg_text(b, bx->label);
+	fw_buf_printf(b, "</text>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+			  "fill=\"#666\" font-size=\"10\">n=%zu</text>\n",
+		       cx, y0 + ph + 32, n);
+}
+
+void sim_svg_wait_boxes(const struct sim_wait_box *bx, size_t nb,
+			const char *title, const char *xlabel, struct fw_buf *b)
+{
+	int64_t maxw = 60;
+	size_t shown = 0;
+
+	for (size_t k = 0; k < nb; k++) {
+		if (!bx[k].n)
+			continue;
+		shown++;
+		if (bx[k].wait[bx[k].n - 1] > maxw)
+			maxw = bx[k].wait[bx[k].n - 1];
+	}
+	double x0 = 80, ph = 320, y0 = 60;
+	double colw = shown ? fmax(60, fmin(120, 900.0 / (double)shown)) : 120;
+	double pw = colw * (double)(shown ? shown : 1);
+	double top = wait_scale((double)maxw) * 1.05;
+	svg_begin(b, (int)(x0 + pw + 40), (int)(y0 + ph + 70), title);
+	wait_ticks(b, x0, y0, pw, ph, top);
+	int col = 0;
+	for (size_t k = 0; k < nb; k++) {
+		if (!bx[k].n)
+			continue;
+		wait_box(b, &bx[k], x0 + colw * (col + 0.5), colw * 0.5, y0, ph, top);
+		col++;
+	}
+	fw_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+		       x0 + pw / 2, y0 + ph + 52);
+	svg_text(b, xlabel);
+	fw_buf_printf(b,
+		       "</text>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\" font-size=\"10\">box: 25-75%%, "
 		       "bar: median, whiskers: 5-95%%, dot: max, red: mean</text>\n"
 		       "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 		       "fill=\"none\" stroke=\"#888\"/>\n",
-		       x0 + pw / 2, y0 + ph + 52, x0, y0 - 8, x0, y0, pw, ph);
+		       x0, y0 - 8, x0, y0, pw, ph);
 	svg_end(b);
+}
+
+void sim_svg_waits(const struct sim_result *r, struct fw_buf *b)
+{
+	enum { NCLASS = 31 };
+	struct sim_wait_box bx[NCLASS];
+	size_t cap[NCLASS] = { 0 };
+	char lab[NCLASS][32], tip[NCLASS][48];
+
+	memset(bx, 0, sizeof(bx));
+	for (size_t i = 0; i < r->n; i++) {
+		const struct sim_outjob *j = &r->job[i];
+		if (j->state != SIM_JOB_DONE)
+			continue;
+		int k = size_class(j->nodes);
+		if (bx[k].n == cap[k]) {
+			cap[k] = cap[k] ? cap[k] * 2 : 64;
+			bx[k].wait = fw_xrealloc(bx[k].wait, cap[k] * sizeof(int64_t));
+		}
+		bx[k].wait[bx[k].n++] = j->start - j->submit;
+	}
+	for (int k = 0; k < NCLASS; k++) {
+		class_label(k, lab[k], sizeof(lab[k]));
+		snprintf(tip[k], sizeof(tip[k]), "%.31s node(s)", lab[k]);
+		bx[k].label = lab[k];
+		bx[k].tip = tip[k];
+		if (bx[k].n)
+			qsort(bx[k].wait, bx[k].n, sizeof(int64_t), cmp_i64_svg);
+	}
+	sim_svg_wait_boxes(bx, NCLASS, "Wait time by job size", "nodes per job", b);
+	for (int k = 0; k < NCLASS; k++)
+		free(bx[k].wait);
 }

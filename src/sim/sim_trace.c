@@ -327,6 +327,97 @@ static const char *swf_name_of(struct sim_trace *t, char prefix, int64_t v)
 	return sim_intern(&t->str, buf);
 }
 
+int sim_swf_estimate_parse(const char *s, struct sim_read_opts *o)
+{
+	char *end;
+	double k;
+
+	if (!strcmp(s, "exact")) {
+		o->swf_estimate = SIM_SWF_EST_EXACT;
+		return 0;
+	}
+	if (!strcmp(s, "partition-max")) {
+		o->swf_estimate = SIM_SWF_EST_PARTITION;
+		return 0;
+	}
+	if (strncmp(s, "factor:", 7))
+		return -1;
+	errno = 0;
+	k = strtod(s + 7, &end);
+	if (end == s + 7 || *end || errno || !(k >= 1) || k > 1000)
+		return -1;
+	o->swf_estimate = SIM_SWF_EST_FACTOR;
+	o->swf_est_factor = k;
+	return 0;
+}
+
+const char *sim_swf_estimate_str(const struct sim_read_opts *o, char *buf,
+				 size_t len)
+{
+	switch (o->swf_estimate) {
+	case SIM_SWF_EST_FACTOR:
+		snprintf(buf, len, "factor:%g", o->swf_est_factor);
+		return buf;
+	case SIM_SWF_EST_PARTITION:
+		return "partition-max";
+	default:
+		return "exact";
+	}
+}
+
+int sim_swf_procs_parse(const char *s, struct sim_read_opts *o)
+{
+	if (!strcmp(s, "requested"))
+		o->swf_procs = SIM_SWF_PROCS_REQUESTED;
+	else if (!strcmp(s, "allocated"))
+		o->swf_procs = SIM_SWF_PROCS_ALLOCATED;
+	else
+		return -1;
+	return 0;
+}
+
+const char *sim_swf_procs_str(const struct sim_read_opts *o)
+{
+	return o->swf_procs == SIM_SWF_PROCS_ALLOCATED ? "allocated"
+						       : "requested";
+}
+
+/* Processors: the preferred field when known, else the other one. */
+static int64_t swf_procs(struct sim_trace *t, const int64_t *v,
+			 const struct sim_read_opts *o)
+{
+	int64_t want = o->swf_procs == SIM_SWF_PROCS_ALLOCATED ? v[4] : v[7];
+	int64_t other = o->swf_procs == SIM_SWF_PROCS_ALLOCATED ? v[7] : v[4];
+
+	if (want > 0)
+		return want;
+	if (other > 0)
+		t->swf_procs_fallback++;
+	return other;
+}
+
+/* Time limit: requested time when known, else the chosen estimate. */
+static void swf_limit(struct sim_trace *t, struct sim_job *j, int64_t req,
+		      const struct sim_read_opts *o)
+{
+	double lim;
+
+	if (req > 0) {
+		j->time_limit = req;
+		return;
+	}
+	if (o->swf_estimate == SIM_SWF_EST_PARTITION)
+		return;
+	lim = (double)j->run_time;
+	if (o->swf_estimate == SIM_SWF_EST_FACTOR)
+		lim = ceil(lim * o->swf_est_factor);
+	/* a limit of 0 means "none": a 0 s job gets 1 s */
+	j->time_limit = lim < 1 ? 1 : lim > SIM_MAX_SECONDS ? SIM_MAX_SECONDS
+							    : (int64_t)lim;
+	j->limit_estimated = true;
+	t->swf_limit_estimated++;
+}
+
 static int swf_line(struct sim_trace *t, void *state, char *line, int lineno,
 		    const struct sim_read_opts *o, struct fw_err *err)
 {
@@ -365,8 +456,7 @@ static int swf_line(struct sim_trace *t, void *state, char *line, int lineno,
 	}
 	if (v[3] > SIM_MAX_SECONDS)
 		return line_err(err, swf_name[3], f[3], "run time out of range");
-	/* Requested processors when known, else the allocated ones. */
-	int64_t procs = v[7] > 0 ? v[7] : v[4];
+	int64_t procs = swf_procs(t, v, o);
 	if (procs <= 0)
 		return line_err(err, swf_name[7], f[7],
 				"no processor count (requested and allocated are unknown)");
@@ -383,8 +473,7 @@ static int swf_line(struct sim_trace *t, void *state, char *line, int lineno,
 	j->run_time = v[3];
 	j->cpus = (uint32_t)procs;
 	j->nodes = (uint32_t)((procs + cpn - 1) / cpn);
-	if (v[8] > 0)
-		j->time_limit = v[8];
+	swf_limit(t, j, v[8], o);
 	if (v[9] > 0) { /* KB per processor */
 		double mb = ceil((double)v[9] * (double)procs / 1024.0);
 		j->mem_mb = mb < 9e15 ? (uint64_t)mb : 0;

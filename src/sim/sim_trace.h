@@ -54,6 +54,9 @@ struct sim_job {
 	int64_t think_time;      /* SWF think time after dep_job ends */
 	uint32_t nlic;
 	struct sim_lic_req lic[SIM_MAX_LICENSES];
+	bool limit_estimated;    /* SWF: time_limit made from the run time
+				    (requested time unknown): capped at the
+				    partition's MaxTime, never rejected */
 	fw_time_t trace_start;   /* start recorded in the trace, -1 unknown */
 	int lineno;              /* line of the trace it came from */
 };
@@ -73,7 +76,24 @@ struct sim_trace {
 	int64_t swf_max_nodes, swf_max_procs;
 	fw_time_t swf_unix_start;
 	bool swf_has_unix_start;
+	size_t swf_limit_estimated; /* requested time unknown: estimated */
+	size_t swf_procs_fallback;  /* preferred processor field unknown */
 };
+
+/*
+ * SWF jobs whose requested time (field 9) is unknown.  Without a time
+ * limit a job can only be backfilled onto nodes no reservation needs, and
+ * every time-based priority term is the same for all jobs, so the default
+ * is the run time itself (a perfect estimate, as in most studies).
+ */
+enum sim_swf_estimate {
+	SIM_SWF_EST_EXACT,     /* limit = run time */
+	SIM_SWF_EST_FACTOR,    /* limit = ceil(run time x factor) */
+	SIM_SWF_EST_PARTITION, /* no limit: partition DefaultTime/MaxTime */
+};
+
+/* SWF processors: requested (field 8) or allocated (field 5) first. */
+enum sim_swf_procs { SIM_SWF_PROCS_REQUESTED, SIM_SWF_PROCS_ALLOCATED };
 
 struct sim_read_opts {
 	bool skip_bad_lines;     /* count malformed lines instead of stopping */
@@ -81,7 +101,21 @@ struct sim_read_opts {
 				    the MaxProcs/MaxNodes header, else 1 */
 	bool start_time_set;     /* SWF: absolute time of the trace's t = 0 */
 	fw_time_t start_time;    /* (default: UnixStartTime header, else 0) */
+	enum sim_swf_estimate swf_estimate;
+	double swf_est_factor;   /* SIM_SWF_EST_FACTOR: >= 1 */
+	enum sim_swf_procs swf_procs;
 };
+
+/*
+ * "exact", "factor:K" (K >= 1) or "partition-max" into o; 0 or -1.
+ * sim_swf_estimate_str writes the same form back (for the summary).
+ */
+int sim_swf_estimate_parse(const char *s, struct sim_read_opts *o);
+const char *sim_swf_estimate_str(const struct sim_read_opts *o, char *buf,
+				 size_t len);
+/* "requested" or "allocated"; 0 or -1. */
+int sim_swf_procs_parse(const char *s, struct sim_read_opts *o);
+const char *sim_swf_procs_str(const struct sim_read_opts *o);
 
 void sim_trace_init(struct sim_trace *t);
 void sim_trace_free(struct sim_trace *t);

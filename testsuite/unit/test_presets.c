@@ -263,6 +263,84 @@ START_TEST(moab_weights_and_caps)
 }
 END_TEST
 
+/* ------------------------------------------------------- starvation */
+
+START_TEST(starvation_xfactor_and_age_threshold)
+{
+	struct fw_config *c = load_preset("starvation");
+	struct fw_prio_ctx ctx = ctx_at(NOW);
+	struct fw_prio_result r;
+	struct fw_prio_job j;
+	uint32_t short_prio;
+
+	fw_prio_job_init(&j);
+	j.job_id = 1;
+	j.nodes = 1;
+	j.cpus = 1;
+	/* a 10-minute job queued 10 minutes: XFactor 1 + 10/10 = 2 -> 2000,
+	 * queue time 10 minutes x 3 = 30: 2030 */
+	j.time_limit_min = 10;
+	j.submit_time = j.eligible_time = j.accrue_time = NOW - 600;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_double_eq_tol(r.value[FW_PRIO_T_XFACTOR], 2000.0, 1e-9);
+	ck_assert_double_eq_tol(r.value[FW_PRIO_T_QUEUE_TIME], 30.0, 1e-9);
+	ck_assert_uint_eq(r.priority, 2030);
+	short_prio = r.priority;
+	ck_assert_double_eq_tol(r.value[FW_PRIO_T_STARVATION], 0.0, 1e-9);
+	/* a 2-day job queued 2 days less an hour (2820 minutes):
+	 * 1000 x (1 + 2820/2880) = 1979.17, + 3 x 2820 = 8460, + Starvation
+	 * 30 x (2820 - 720) = 63000 past the 12 hours: 73439.17 -> 73439 */
+	j.time_limit_min = 2880;
+	j.accrue_time = NOW - 2820 * 60;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_double_eq_tol(r.value[FW_PRIO_T_STARVATION], 63000.0, 1e-9);
+	ck_assert_uint_eq(r.priority, 73439);
+	/* the hinge: at exactly 12 hours (720 minutes) the term is still 0:
+	 * 1000 x (1 + 720/2880) + 3 x 720 = 1250 + 2160 = 3410 */
+	j.accrue_time = NOW - 720 * 60;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_double_eq_tol(r.value[FW_PRIO_T_STARVATION], 0.0, 1e-9);
+	ck_assert_uint_eq(r.priority, 3410);
+	/* two old jobs: the 2-day job queued 14 h (840 minutes),
+	 * 1000 x (1 + 840/2880) + 3 x 840 + 30 x 120 = 1291.67 + 2520 + 3600
+	 * = 7411.67 -> 7412, is ahead of an 8-hour job queued 13 h (780
+	 * minutes), 1000 x (1 + 780/480) + 3 x 780 + 30 x 60 = 2625 + 2340
+	 * + 1800 = 6765; without the Starvation term the 8-hour job would
+	 * lead, 4965 to 3811.67 */
+	j.accrue_time = NOW - 840 * 60;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_uint_eq(r.priority, 7412);
+	j.time_limit_min = 480;
+	j.accrue_time = NOW - 780 * 60;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_uint_eq(r.priority, 6765);
+	/* ... but a 1-hour job queued 13 h still goes by its expansion
+	 * factor: 1000 x (1 + 780/60) + 2340 + 1800 = 18140 */
+	j.time_limit_min = 60;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_uint_eq(r.priority, 18140);
+	j.time_limit_min = 2880;
+	/* ... while the same 2-day job queued 10 minutes is behind the
+	 * 10-minute job: 1000 x (1 + 10/2880) + 30 = 1033.47 */
+	j.accrue_time = NOW - 600;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_uint_eq(r.priority, 1033);
+	ck_assert_uint_lt(r.priority, short_prio);
+	/* XFMinWCLimit=10: a 1-minute job counts as 10 minutes */
+	j.time_limit_min = 1;
+	fw_prio_compute(c->prio, &ctx, &j, &r);
+	ck_assert_double_eq_tol(r.value[FW_PRIO_T_XFACTOR], 2000.0, 1e-9);
+	/* the worst-case bound: protected after 12 hours, no depth limit */
+	ck_assert_int_eq(c->plan->bf_min_age_reserve, 12 * 3600);
+	ck_assert_uint_eq(c->plan->bf_job_part_count_reserve, 0);
+	ck_assert(!c->plan->resv_depth_set);
+	ck_assert_int_eq(c->plan->bf_interval, 30);
+	ck_assert_int_eq(c->plan->bf_window, 2 * DAY);
+	ck_assert(!fw_prio_time_invariant(c->prio));
+	fw_config_free(c);
+}
+END_TEST
+
 /* ----------------------------------------------------------- primer */
 
 START_TEST(primer_share_minus_usage_and_boosts)
@@ -450,6 +528,7 @@ static Suite *presets_suite(void)
 	tcase_add_test(tc, msu_factors_and_thresholds);
 	tcase_add_test(tc, sigma2_job_types);
 	tcase_add_test(tc, moab_weights_and_caps);
+	tcase_add_test(tc, starvation_xfactor_and_age_threshold);
 	tcase_add_test(tc, primer_share_minus_usage_and_boosts);
 	tcase_add_test(tc, dispatcher_errors_name_file_line_key_value);
 	tcase_add_test(tc, dispatcher_slurm_keys);

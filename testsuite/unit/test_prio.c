@@ -333,6 +333,57 @@ START_TEST(moab_xfactor_table)
 }
 END_TEST
 
+/*
+ * Starvation: minutes of queue time past StarvationThreshold, 0 before.
+ * XFactor 1000 with XFMinWCLimit=10, Starvation 100 a minute past 4 h.
+ */
+START_TEST(starvation_hinge)
+{
+	struct fw_prio_conf *c = conf_ok(NULL,
+		"PriorityWeightXFactor=1000\nXFMinWCLimit=10\n"
+		"PriorityWeightStarvation=100\nStarvationThreshold=4:00:00\n");
+	fw_time_t now = JAN1_2026;
+	struct fw_prio_ctx x = ctx_at(now);
+	struct fw_prio_result r;
+	struct fw_prio_job j = job_plain(1);
+
+	/* 10-minute job queued 3 h: XFactor 1 + 10800/600 = 19 -> 19000,
+	   below the threshold: Starvation 0 */
+	j.time_limit_min = 10;
+	j.accrue_time = now - 3 * HOUR;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 19000);
+	ck_near(r.raw[FW_PRIO_T_STARVATION], 0);
+	ck_near(r.value[FW_PRIO_T_STARVATION], 0);
+	/* 2-day job queued exactly 4 h: 1 + 14400/172800 = 1.08333 -> 1083,
+	   still 0 at the threshold */
+	j.time_limit_min = 2880;
+	j.accrue_time = now - 4 * HOUR;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 1083);
+	ck_near(r.raw[FW_PRIO_T_STARVATION], 0);
+	/* queued 5 h: 1000 * (1 + 18000/172800) = 1104.17, plus 60 minutes
+	   past the threshold * 100 = 6000: 7104.17 -> 7104 */
+	j.accrue_time = now - 5 * HOUR;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 7104);
+	ck_near(r.raw[FW_PRIO_T_STARVATION], 60);
+	ck_near(r.value[FW_PRIO_T_STARVATION], 6000);
+	/* queued 8 h: 1166.67 + 240 * 100 = 25166.67 -> 25167: now ahead of
+	   the 10-minute job of 3 h (19000), which the XFactor alone put
+	   17 times higher */
+	j.accrue_time = now - 8 * HOUR;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 25167);
+	ck_near(r.raw[FW_PRIO_T_STARVATION], 240);
+	/* 30 s past the threshold: half a minute (the term is not rounded
+	   to minutes, so two old jobs a few seconds apart keep their order) */
+	j.accrue_time = now - 4 * HOUR - 30;
+	prio_of(c, &x, &j, &r);
+	ck_near(r.raw[FW_PRIO_T_STARVATION], 0.5);
+	ck_assert_str_eq(fw_prio_term_name(FW_PRIO_T_STARVATION), "Starvation");
+	ck_assert_int_eq(fw_prio_term_group(FW_PRIO_T_STARVATION), FW_PRIO_G_SERVICE);
+	ck_assert(!fw_prio_time_invariant(c));
+	fw_prio_conf_free(c);
+}
+END_TEST
+
 START_TEST(moab_service_terms)
 {
 	struct fw_prio_conf *c = conf_ok(NULL,
@@ -1249,6 +1300,7 @@ Suite *prio_compute_suite(void)
 	tcase_add_test(tc, sigma2_start_values_and_growth);
 	tcase_add_test(tc, base_qos_wins_over_partition);
 	tcase_add_test(tc, moab_xfactor_table);
+	tcase_add_test(tc, starvation_hinge);
 	tcase_add_test(tc, moab_service_terms);
 	tcase_add_test(tc, per_qos_weight_adjustments);
 	tcase_add_test(tc, sprio_column_shown_with_its_slurm_weight);

@@ -359,6 +359,33 @@ START_TEST(fairway_keys)
 }
 END_TEST
 
+/* Which configurations give priorities that cannot change while jobs wait. */
+START_TEST(time_invariant)
+{
+	static const struct { const char *slurm, *fairway; bool inv; } cases[] = {
+		{ NULL, NULL, true },                       /* no weights */
+		{ "PriorityWeightQOS=1000\nPriorityWeightJobSize=10\n",
+		  "PriorityWeightCPUs=100\nQOS=hi Priority=5\n", true },
+		{ NULL, "QOS=q BasePriority=5\n", true },    /* no growth */
+		{ "PriorityWeightAge=1\n", NULL, false },
+		{ "PriorityWeightFairshare=1\n", NULL, false },
+		{ NULL, "PriorityWeightXFactor=1\n", false },
+		{ NULL, "PriorityWeightQueueTime=1\n", false },
+		{ NULL, "PriorityWeightBypass=1\n", false },
+		{ NULL, "QOS=q QueueTimeWeight=5\n", false }, /* per-QOS addition */
+		{ NULL, "QOS=q BasePriority=5 GrowthPerMinute=1\n", false },
+		{ NULL, "PriorityWeightBase=0\nQOS=q BasePriority=5 GrowthPerMinute=1\n", true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fw_prio_conf *c = conf_ok(cases[i].slurm, cases[i].fairway);
+
+		ck_assert_msg(fw_prio_time_invariant(c) == cases[i].inv, "case %zu", i);
+		fw_prio_conf_free(c);
+	}
+}
+END_TEST
+
 START_TEST(entities_and_resolve)
 {
 	struct fw_prio_conf *c = conf_ok(NULL,
@@ -502,6 +529,10 @@ START_TEST(fairway_errors)
 	conf_rejects(NULL, "PriorityScale=-1", "PriorityScale", "-1");
 	conf_rejects(NULL, "PriorityScale=a", "PriorityScale", "a");
 	conf_rejects(NULL, "XFMinWCLimit=soon", "XFMinWCLimit", "soon");
+	conf_rejects(NULL, "StarvationThreshold=soon", "StarvationThreshold", "soon");
+	conf_rejects(NULL, "StarvationThreshold=0", "StarvationThreshold", "0");
+	conf_rejects(NULL, "StarvationThreshold=UNLIMITED", "StarvationThreshold",
+		     "UNLIMITED");
 	conf_rejects(NULL, "AccruePolicy=Sometimes", "AccruePolicy", "Sometimes");
 	conf_rejects(NULL, "AccrueMaxJobsPerUser=0", "AccrueMaxJobsPerUser", "0");
 	conf_rejects(NULL, "AccrueMaxJobsPerAccount=-3", "AccrueMaxJobsPerAccount", "-3");
@@ -515,12 +546,17 @@ START_TEST(fairway_errors)
 		     "PriorityGroupCapRes", "1");
 	conf_rejects(NULL, "PriorityScale=1\nPriorityScale=1", "PriorityScale", "1");
 	conf_rejects(NULL, "XFMinWCLimit=1\nXFMinWCLimit=1", "XFMinWCLimit", "1");
+	conf_rejects(NULL, "StarvationThreshold=1\nStarvationThreshold=2",
+		     "StarvationThreshold", "2");
 	conf_rejects(NULL, "AccruePolicy=Eligible\nAccruePolicy=Eligible", "AccruePolicy",
 		     "Eligible");
 	conf_rejects(NULL, "AccrueMaxJobsPerUser=1\nAccrueMaxJobsPerUser=1",
 		     "AccrueMaxJobsPerUser", "1");
 	conf_rejects(NULL, "AccrueMaxJobsPerAccount=1\nAccrueMaxJobsPerAccount=UNLIMITED",
 		     "AccrueMaxJobsPerAccount", "UNLIMITED");
+	/* cross-check: a Starvation weight needs its threshold */
+	conf_rejects(NULL, "PriorityWeightStarvation=100", "PriorityWeightStarvation",
+		     "100");
 	/* cross-check: limits need Fairway's queue-time count */
 	conf_rejects(NULL, "AccruePolicy=AccrueTime\nAccrueMaxJobsPerAccount=5",
 		     "AccruePolicy", "AccrueTime");
@@ -758,6 +794,7 @@ Suite *prio_conf_suite(void)
 	tcase_add_test(tc, entity_errors);
 	tcase_add_test(tc, boost_errors);
 	tcase_add_test(tc, man_page_examples_parse);
+	tcase_add_test(tc, time_invariant);
 	suite_add_tcase(s, tc);
 	return s;
 }

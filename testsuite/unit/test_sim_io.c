@@ -147,7 +147,10 @@ START_TEST(swf_mapping)
 	ck_assert_uint_eq(j->id, 3);
 	/* 9 requested procs at 8 per node: ceil(9/8) = 2 */
 	ck_assert_uint_eq(j->nodes, 2);
-	ck_assert_int_eq(j->time_limit, -1);
+	/* requested time unknown: the default estimate is the run time */
+	ck_assert_int_eq(j->time_limit, 100);
+	ck_assert(j->limit_estimated);
+	ck_assert_int_eq(t.swf_limit_estimated, 1);
 	ck_assert_ptr_null(j->partition);
 	ck_assert_uint_eq(j->dep_job, 1);
 	ck_assert_int_eq(j->think_time, 30);
@@ -161,6 +164,79 @@ START_TEST(swf_mapping)
 	ck_assert_uint_eq(t.job[0].nodes, 4); /* 16/4 */
 	ck_assert_uint_eq(t.job[1].nodes, 3); /* ceil(9/4) */
 	sim_trace_free(&t);
+}
+END_TEST
+
+/* Requested time unknown (field 9 = -1): the three estimates. */
+START_TEST(swf_runtime_estimate)
+{
+	static const char text[] =
+		"1 0 -1 100 4 -1 -1 -1 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+		"2 0 -1 0 4 -1 -1 -1 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+		"3 0 -1 100 4 -1 -1 -1 500 -1 1 1 1 -1 1 -1 -1 -1\n";
+	struct sim_read_opts o = { .cpus_per_node = 4 };
+	struct sim_trace t;
+	struct fw_err e;
+	char buf[32];
+
+	ck_assert_int_eq(sim_swf_estimate_parse("exact", &o), 0);
+	ck_assert_int_eq(swf(&t, text, &o, &e), 0);
+	ck_assert_int_eq(t.job[0].time_limit, 100);
+	ck_assert_int_eq(t.job[1].time_limit, 1);   /* 0 s run: 1 s limit */
+	ck_assert_int_eq(t.job[2].time_limit, 500); /* requested wins */
+	ck_assert(!t.job[2].limit_estimated);
+	ck_assert_int_eq(t.swf_limit_estimated, 2);
+	sim_trace_free(&t);
+
+	ck_assert_int_eq(sim_swf_estimate_parse("factor:2.5", &o), 0);
+	ck_assert_str_eq(sim_swf_estimate_str(&o, buf, sizeof(buf)), "factor:2.5");
+	ck_assert_int_eq(swf(&t, text, &o, &e), 0);
+	ck_assert_int_eq(t.job[0].time_limit, 250); /* 100 x 2.5 */
+	ck_assert_int_eq(t.job[1].time_limit, 1);
+	sim_trace_free(&t);
+
+	ck_assert_int_eq(sim_swf_estimate_parse("partition-max", &o), 0);
+	ck_assert_int_eq(swf(&t, text, &o, &e), 0);
+	ck_assert_int_eq(t.job[0].time_limit, -1);  /* the partition's */
+	ck_assert(!t.job[0].limit_estimated);
+	ck_assert_int_eq(t.swf_limit_estimated, 0);
+	sim_trace_free(&t);
+
+	ck_assert_int_eq(sim_swf_estimate_parse("factor:0.9", &o), -1);
+	ck_assert_int_eq(sim_swf_estimate_parse("factor:", &o), -1);
+	ck_assert_int_eq(sim_swf_estimate_parse("factor:2x", &o), -1);
+	ck_assert_int_eq(sim_swf_estimate_parse("max", &o), -1);
+}
+END_TEST
+
+/* Field 5 (allocated) against field 8 (requested). */
+START_TEST(swf_procs_field)
+{
+	static const char text[] =
+		"1 0 -1 10 8 -1 -1 4 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+		"2 0 -1 10 -1 -1 -1 4 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+		"3 0 -1 10 8 -1 -1 -1 -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+	struct sim_read_opts o = { .cpus_per_node = 4 };
+	struct sim_trace t;
+	struct fw_err e;
+
+	ck_assert_str_eq(sim_swf_procs_str(&o), "requested");
+	ck_assert_int_eq(swf(&t, text, &o, &e), 0);
+	ck_assert_uint_eq(t.job[0].cpus, 4);
+	ck_assert_uint_eq(t.job[1].cpus, 4);
+	ck_assert_uint_eq(t.job[2].cpus, 8);  /* field 8 unknown */
+	ck_assert_uint_eq(t.job[2].nodes, 2);
+	ck_assert_int_eq(t.swf_procs_fallback, 1);
+	sim_trace_free(&t);
+
+	ck_assert_int_eq(sim_swf_procs_parse("allocated", &o), 0);
+	ck_assert_int_eq(swf(&t, text, &o, &e), 0);
+	ck_assert_uint_eq(t.job[0].cpus, 8);
+	ck_assert_uint_eq(t.job[1].cpus, 4);  /* field 5 unknown */
+	ck_assert_uint_eq(t.job[2].cpus, 8);
+	ck_assert_int_eq(t.swf_procs_fallback, 1);
+	sim_trace_free(&t);
+	ck_assert_int_eq(sim_swf_procs_parse("both", &o), -1);
 }
 END_TEST
 
@@ -857,6 +933,76 @@ START_TEST(metrics_by_hand)
 }
 END_TEST
 
+/* p95, the wait threshold and per-account/QOS/partition metrics. */
+START_TEST(metrics_groups_by_hand)
+{
+	struct sim_cluster c;
+	struct sim_result r;
+	struct sim_outjob j[4];
+	struct sim_metrics m;
+	struct sim_group *g;
+	size_t n;
+
+	tiny_result(&c, &r, j);
+	r.wait_threshold_set = true;
+	r.wait_threshold = 50;
+	sim_metrics_compute(&r, &m);
+	/* waits sorted 0, 0, 100: nearest rank ceil(0.95 * 3) = 3 -> 100 */
+	ck_assert_int_eq(m.p95_wait, 100);
+	ck_assert_uint_eq(m.over_threshold, 1);   /* job 2 waited 100 > 50 */
+
+	n = sim_groups_compute(&r, SIM_BY_ACCOUNT, &g);
+	/* first appearance: a (jobs 1, 3), b,c (job 2), (none) (job 4) */
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(g[0].name, "a");
+	ck_assert_uint_eq(g[0].m.jobs, 2);
+	ck_assert_uint_eq(g[0].m.done, 2);
+	ck_assert_double_eq_tol(g[0].m.mean_wait, 0, 1e-12);
+	ck_assert_int_eq(g[0].m.p95_wait, 0);
+	ck_assert_uint_eq(g[0].m.over_threshold, 0);
+	/* node-seconds 100 + 10 over the run's 2 nodes x 105 s */
+	ck_assert_double_eq_tol(g[0].m.utilisation, 110.0 / 210.0, 1e-12);
+	ck_assert_str_eq(g[1].name, "b,c");
+	ck_assert_int_eq(g[1].m.max_wait, 100);
+	ck_assert_double_eq_tol(g[1].m.mean_bsld, 10.5, 1e-12);
+	ck_assert_uint_eq(g[1].m.over_threshold, 1);
+	ck_assert_double_eq_tol(g[1].m.utilisation, 10.0 / 210.0, 1e-12);
+	ck_assert_str_eq(g[2].name, "(none)");
+	ck_assert_uint_eq(g[2].m.rejected, 1);
+	ck_assert_uint_eq(g[2].m.done, 0);
+	free(g);
+	/* no QOS anywhere: one group with everything */
+	n = sim_groups_compute(&r, SIM_BY_QOS, &g);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(g[0].m.done, 3);
+	ck_assert_double_eq_tol(g[0].m.mean_bsld, 12.5 / 3, 1e-12);
+	free(g);
+	sim_cluster_free(&c);
+}
+END_TEST
+
+/* Nearest-rank p95 over 20 waits 1..20 s: ceil(0.95 * 20) = 19th -> 19. */
+START_TEST(p95_nearest_rank)
+{
+	struct sim_result r;
+	struct sim_outjob j[20];
+	struct sim_metrics m;
+
+	memset(&r, 0, sizeof(r));
+	memset(j, 0, sizeof(j));
+	for (int i = 0; i < 20; i++)
+		j[i] = (struct sim_outjob){ .id = (uint32_t)i + 1,
+			.state = SIM_JOB_DONE, .submit = 0, .start = 20 - i,
+			.end = 100, .nodes = 1 };
+	r.job = j;
+	r.n = 20;
+	sim_metrics_compute(&r, &m);
+	ck_assert_int_eq(m.p95_wait, 19);
+	ck_assert_int_eq(m.max_wait, 20);
+	ck_assert_double_eq_tol(m.median_wait, 10.5, 1e-12);
+}
+END_TEST
+
 START_TEST(median_of_even_count)
 {
 	struct sim_cluster c;
@@ -960,6 +1106,16 @@ START_TEST(charts_are_svg)
 	/* classes 1 node (jobs 1 and 3) and 2 nodes (job 2) */
 	ck_assert_msg(strstr(b.s, "1 node(s): 2 jobs"), "%s", b.s);
 	ck_assert_msg(strstr(b.s, "2 node(s): 1 jobs"), "%s", b.s);
+	b.len = 0;
+	/* the compare chart: one box per configuration, labels escaped */
+	int64_t wa[] = { 0, 60, 600 }, wb[] = { 5 };
+	struct sim_wait_box bx[] = { { "easy", NULL, wa, 3 },
+				     { "a<b", NULL, wb, 1 },
+				     { "empty", NULL, NULL, 0 } };
+	sim_svg_wait_boxes(bx, 3, "Wait time by configuration", "configuration", &b);
+	ck_assert_msg(strstr(b.s, "<title>easy: 3 jobs, median wait 00:01:00</title>"), "%s", b.s);
+	ck_assert_msg(strstr(b.s, ">a&lt;b</text>"), "%s", b.s);
+	ck_assert_msg(!strstr(b.s, "empty"), "%s", b.s);
 	fw_buf_free(&b);
 	sim_cluster_free(&c);
 }
@@ -1006,6 +1162,8 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, time_stamps);
 	tcase_add_test(tc, field_splitting);
 	tcase_add_test(tc, swf_mapping);
+	tcase_add_test(tc, swf_runtime_estimate);
+	tcase_add_test(tc, swf_procs_field);
 	tcase_add_test(tc, swf_errors);
 	tcase_add_test(tc, swf_skip_bad_lines);
 	tcase_add_test(tc, csv_mapping);
@@ -1020,6 +1178,8 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, sacctmgr_dump_errors);
 	tcase_add_test(tc, readers_survive_noise);
 	tcase_add_test(tc, metrics_by_hand);
+	tcase_add_test(tc, metrics_groups_by_hand);
+	tcase_add_test(tc, p95_nearest_rank);
 	tcase_add_test(tc, median_of_even_count);
 	tcase_add_test(tc, hostlist_compression);
 	tcase_add_test(tc, jobs_csv_and_summary_json);
