@@ -14,6 +14,7 @@ PKGS=(
   dpkg-dev
   clang libclang-rt-14-dev
   valgrind python3
+  python3-pytest python3-pexpect   # Slurm's own pytest suite (testsuite/slurm-pytest)
   iproute2 util-linux   # ss, setpriv, runuser (testsuite/live/test_security.sh)
   gdb
 )
