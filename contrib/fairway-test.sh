@@ -19,4 +19,10 @@ if ! bash "$top/testsuite/live/run.sh" "$@"; then
   echo "--- live-cluster tests failed; see $FW_LIVE_DIR" >&2
   exit 1
 fi
+# Slurm's own tests, same selection against both plugin sets; fails when a
+# test passes with Slurm's plugins only and is not a documented difference
+# (testsuite/slurm-pytest/differences.txt).  Table: doc/slurm-testsuite.md.
+step "Slurm's pytest suite, Fairway vs Slurm plugins" "$LOGDIR/slurm-pytest.log" \
+  env FW_PYTEST_DIR="$top/_logs/slurm-pytest" bash "$top/testsuite/slurm-pytest/run.sh"
+grep -E "^(Slurm's|Fairway's) plugins:" "$LOGDIR/slurm-pytest.log" | sed 's/^/    /'
 echo "==> all tests passed"
