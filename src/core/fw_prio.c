@@ -749,7 +749,6 @@ static void explain_residue(const struct fw_prio_conf *c, const struct fw_prio_r
 
 	for (int k = 0; k < s->ntres; k++)
 		shown += rint(s->tres[k]);
-	(void)c;
 	put(o, "  exact: AGE %.4f ASSOC %.4f FAIRSHARE %.4f JOBSIZE %.4f PARTITION %.4f "
 	    "QOS %.4f SITE %.4f NICE %.4f", s->age, s->assoc, s->fairshare, s->jobsize,
 	    s->partition, s->qos, s->site, s->nice);
