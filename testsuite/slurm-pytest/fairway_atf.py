@@ -11,8 +11,9 @@ every gate with a condition or another config file, is left to the ATF.
 
 It also lets require_accounting(modify=True) run in local-config mode when
 the runner says the accounting database is a throw-away one
-(FW_PYTEST_THROWAWAY_DBD=1: a fresh MariaDB + slurmdbd started for this run
-by contrib/dbd-start.sh and deleted afterwards); the ATF would otherwise
+(FW_PYTEST_THROWAWAY_DBD=1: MariaDB + slurmdbd started for this run by
+contrib/dbd-start.sh on a database that contrib/cluster-start.sh creates
+afresh for every run); the ATF would otherwise
 skip those tests because it cannot back up and restore a site's database
 in local-config mode.
 
