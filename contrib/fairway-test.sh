@@ -37,4 +37,10 @@ if [ "${FW_SKIP_SLURM_24_11:-0}" != 1 ]; then
   fi
   echo "==> Slurm 24.11 stage (root, build, live tests): $((SECONDS - t0)) s"
 fi
+# Slurm's own tests, same selection against both plugin sets; fails when a
+# test passes with Slurm's plugins only and is not a documented difference
+# (testsuite/slurm-pytest/differences.txt).  Table: doc/slurm-testsuite.md.
+step "Slurm's pytest suite, Fairway vs Slurm plugins" "$LOGDIR/slurm-pytest.log" \
+  env FW_PYTEST_DIR="$top/_logs/slurm-pytest" bash "$top/testsuite/slurm-pytest/run.sh"
+grep -E "^(Slurm's|Fairway's) plugins:" "$LOGDIR/slurm-pytest.log" | sed 's/^/    /'
 echo "==> all tests passed"

@@ -15,6 +15,7 @@ PKGS=(
   mmdebstrap            # the Debian 13 root for the Slurm 24.11 stage (contrib/trixie-root.sh)
   clang libclang-rt-14-dev
   valgrind python3
+  python3-pytest python3-pexpect   # Slurm's own pytest suite (testsuite/slurm-pytest)
   iproute2 util-linux   # ss, setpriv, runuser (testsuite/live/test_security.sh)
   gdb
 )

@@ -4,9 +4,10 @@
  * mapping onto sprio's columns.
  *
  * The Slurm terms follow priority/multifactor (set_priority_factors and
- * _get_priority_internal in Slurm 22.05) factor for factor; the only
- * intended difference is that the total is rounded, not truncated, to an
- * integer (see fairway.conf(5)).
+ * _get_priority_internal in Slurm 22.05) factor for factor.  With only
+ * Slurm's terms configured (multifactor mode, fw_prio_multifactor()) the
+ * total is summed in multifactor's order and truncated, as multifactor
+ * does; otherwise Fairway rounds it (see fairway.conf(5)).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fw_prio_int.h"
@@ -393,6 +394,27 @@ static double combine(const struct fw_prio_conf *c, const double *raw,
 	return total;
 }
 
+/*
+ * priority/multifactor's total: the weighted factors added one by one in
+ * the order its _get_priority_internal() adds them (age, assoc,
+ * fair-share, job size, partition, QOS, the TRES parts in Slurm's TRES
+ * order, site, minus nice).  Floating-point addition is not associative;
+ * the same doubles in the same order give the same sum, so truncating it
+ * gives multifactor's integer even when the sum lies a hair from one.
+ */
+static double multifactor_sum(const struct fw_prio_conf *c, const double *value,
+			      const double *tres_part)
+{
+	double tres = 0;
+
+	for (int n = 0; n < c->ntw; n++)
+		tres += tres_part[c->tw_order[n]];
+	return value[FW_PRIO_T_AGE] + value[FW_PRIO_T_ASSOC] +
+	       value[FW_PRIO_T_FAIRSHARE] + value[FW_PRIO_T_JOBSIZE] +
+	       value[FW_PRIO_T_PARTITION] + value[FW_PRIO_T_QOS] + tres +
+	       value[FW_PRIO_T_SITE] + value[FW_PRIO_T_NICE];
+}
+
 static uint32_t scaled_priority(const struct fw_prio_conf *c, double total)
 {
 	double x = total * c->scale;
@@ -402,7 +424,9 @@ static uint32_t scaled_priority(const struct fw_prio_conf *c, double total)
 		return 1;
 	if (x >= (double)UINT32_MAX)
 		return UINT32_MAX;
-	return (uint32_t)llround(x);
+	/* multifactor converts with a cast (truncation); a site switching
+	 * from it must see the same integers */
+	return c->multifactor ? (uint32_t)x : (uint32_t)llround(x);
 }
 
 static uint32_t to_priority(const struct fw_prio_conf *c, const struct fw_prio_job *j,
@@ -495,9 +519,27 @@ static double contribution(const struct fw_prio_conf *c,
 	return v * c->gweight[g] * ratio * c->scale;
 }
 
+/* Multifactor mode: the weighted factors as multifactor gives them to sprio. */
+static void multifactor_columns(const struct fw_prio_conf *c, struct fw_prio_result *r)
+{
+	struct fw_prio_sprio *s = &r->sprio;
+
+	s->age = r->value[FW_PRIO_T_AGE];
+	s->assoc = r->value[FW_PRIO_T_ASSOC];
+	s->fairshare = r->value[FW_PRIO_T_FAIRSHARE];
+	s->jobsize = r->value[FW_PRIO_T_JOBSIZE];
+	s->partition = r->value[FW_PRIO_T_PARTITION];
+	s->qos = r->value[FW_PRIO_T_QOS];
+	s->site = r->value[FW_PRIO_T_SITE];
+	s->nice = r->raw[FW_PRIO_T_NICE];
+	s->ntres = c->ntw;
+	for (int k = 0; k < c->ntw; k++)
+		s->tres[k] = r->tres[k];
+}
+
 static void sprio_columns(const struct fw_prio_conf *c, struct fw_prio_result *r)
 {
-	int64_t col[COL_TRES] = { 0 };
+	double col[COL_TRES] = { 0 };
 	struct fw_prio_sprio *s = &r->sprio;
 	/* a capped TRES term scales its parts in proportion */
 	double tres_ratio = r->raw[FW_PRIO_T_TRES] != 0 ?
@@ -507,13 +549,15 @@ static void sprio_columns(const struct fw_prio_conf *c, struct fw_prio_result *r
 	for (int t = 0; t < FW_PRIO_NTERMS; t++) {
 		if (term_column[t] == COL_TRES || term_column[t] == COL_SITE)
 			continue;
-		col[term_column[t]] += llround(contribution(c, r, t, r->value[t]));
+		col[term_column[t]] += (double)llround(contribution(c, r, t, r->value[t]));
 	}
 	s->ntres = c->ntw;
 	for (int k = 0; k < c->ntw; k++) {
-		s->tres[k] = llround(contribution(c, r, FW_PRIO_T_TRES,
-						  r->tres[k] * tres_ratio));
-		sum_tres += s->tres[k];
+		int64_t v = llround(contribution(c, r, FW_PRIO_T_TRES,
+						 r->tres[k] * tres_ratio));
+
+		s->tres[k] = (double)v;
+		sum_tres += v;
 	}
 	/* A column plain sprio does not show keeps nothing: its terms go to
 	 * SITE (below), so that the columns add up in every sprio view. */
@@ -528,9 +572,9 @@ static void sprio_columns(const struct fw_prio_conf *c, struct fw_prio_result *r
 	s->qos = col[COL_QOS];
 	s->nice = 0;
 	/* site takes everything else, so that the columns add up exactly */
-	s->site = (int64_t)r->priority - (s->age + s->assoc + s->fairshare +
-					  s->jobsize + s->partition + s->qos +
-					  sum_tres);
+	s->site = (double)((int64_t)r->priority -
+			   (int64_t)(s->age + s->assoc + s->fairshare + s->jobsize +
+				     s->partition + s->qos + (double)sum_tres));
 }
 
 /* ------------------------------------------------------------- public API */
@@ -544,6 +588,12 @@ static void compute_full(const struct fw_prio_conf *c, struct pass *p,
 	eval_weights(c, job, res->weight);
 	res->total = combine(c, res->raw, res->weight, res->value, res->group_sum,
 			     res->group_value);
+	if (c->multifactor) {
+		res->total = multifactor_sum(c, res->value, res->tres);
+		res->priority = to_priority(c, job, res->total);
+		multifactor_columns(c, res);
+		return;
+	}
 	res->priority = to_priority(c, job, res->total);
 	sprio_columns(c, res);
 }
@@ -588,6 +638,8 @@ void fw_prio_compute_batch(const struct fw_prio_conf *c,
 		eval_raw(c, &p, ctx, &jobs[i], raw, tf, tp);
 		eval_weights(c, &jobs[i], w);
 		t = combine(c, raw, w, value, gsum, gval);
+		if (c->multifactor)
+			t = multifactor_sum(c, value, tp);
 		priority[i] = to_priority(c, &jobs[i], t);
 		if (total)
 			total[i] = t;
@@ -678,14 +730,38 @@ static void explain_sprio(const struct fw_prio_conf *c, const struct fw_prio_res
 {
 	const struct fw_prio_sprio *s = &r->sprio;
 
-	put(o, "  sprio: AGE %lld ASSOC %lld FAIRSHARE %lld JOBSIZE %lld PARTITION %lld "
-	    "QOS %lld SITE %lld NICE %lld",
-	    (long long)s->age, (long long)s->assoc, (long long)s->fairshare,
-	    (long long)s->jobsize, (long long)s->partition, (long long)s->qos,
-	    (long long)s->site, (long long)s->nice);
+	put(o, "  sprio: AGE %.0f ASSOC %.0f FAIRSHARE %.0f JOBSIZE %.0f PARTITION %.0f "
+	    "QOS %.0f SITE %.0f NICE %.0f",
+	    s->age, s->assoc, s->fairshare, s->jobsize, s->partition, s->qos,
+	    s->site, s->nice);
 	for (int k = 0; k < s->ntres; k++)
-		put(o, " TRES:%s %lld", c->tw[k].name, (long long)s->tres[k]);
+		put(o, " TRES:%s %.0f", c->tw[k].name, s->tres[k]);
 	put(o, "\n");
+}
+
+/*
+ * Multifactor mode: sprio prints each column rounded (printf's %.0f, ties
+ * to even: rint) while the priority is the truncated exact sum, so the
+ * shown columns may miss the priority by a point or two.  Say by how much
+ * here instead of hiding it in a SITE value nobody configured.
+ */
+static void explain_residue(const struct fw_prio_conf *c, const struct fw_prio_result *r,
+			    struct out *o)
+{
+	const struct fw_prio_sprio *s = &r->sprio;
+	double shown = rint(s->age) + rint(s->assoc) + rint(s->fairshare) +
+		       rint(s->jobsize) + rint(s->partition) + rint(s->qos) +
+		       rint(s->site) - rint(s->nice);
+
+	for (int k = 0; k < s->ntres; k++)
+		shown += rint(s->tres[k]);
+	put(o, "  exact: AGE %.4f ASSOC %.4f FAIRSHARE %.4f JOBSIZE %.4f PARTITION %.4f "
+	    "QOS %.4f SITE %.4f NICE %.4f", s->age, s->assoc, s->fairshare, s->jobsize,
+	    s->partition, s->qos, s->site, s->nice);
+	for (int k = 0; k < s->ntres; k++)
+		put(o, " TRES:%s %.4f", c->tw[k].name, s->tres[k]);
+	put(o, "\n  rounding residue (priority - sum of the rounded columns): %lld\n",
+	    (long long)r->priority - (long long)shown);
 }
 
 size_t fw_prio_explain(const struct fw_prio_conf *c,
@@ -697,8 +773,13 @@ size_t fw_prio_explain(const struct fw_prio_conf *c,
 
 	if (len)
 		buf[0] = '\0';
-	put(&o, "Job %u: priority %u = clamp(round(total %.6f x PriorityScale %g), 1, 2^32-1)",
-	    job->job_id, res->priority, res->total, c->scale);
+	if (c->multifactor)
+		put(&o, "Job %u: priority %u = clamp(trunc(total %.6f), 1, 2^32-1) "
+		    "(only Slurm's factors: priority/multifactor's rule)",
+		    job->job_id, res->priority, res->total);
+	else
+		put(&o, "Job %u: priority %u = clamp(round(total %.6f x PriorityScale %g), "
+		    "1, 2^32-1)", job->job_id, res->priority, res->total, c->scale);
 	if (scaled_priority(c, res->total) != res->priority)
 		put(&o, "; INCR_ONLY keeps the previous %u", job->prev_priority);
 	put(&o, "\n");
@@ -714,6 +795,8 @@ size_t fw_prio_explain(const struct fw_prio_conf *c,
 	}
 	put(&o, "%s\n", any_off ? "" : " none");
 	explain_sprio(c, res, &o);
+	if (c->multifactor)
+		explain_residue(c, res, &o);
 	return o.off;
 }
 

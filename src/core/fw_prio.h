@@ -9,6 +9,7 @@
  * stuffing and calendar-timed boosts.
  *
  *   priority = clamp(round(PriorityScale * total), 1, 2^32-1)
+ *   (truncated, not rounded, in multifactor mode: fw_prio_multifactor())
  *   total    = sum over groups g of  capG_g( GW_g * sum_{t in g} capT_t(w_t * raw_t) )
  *
  * capT/capG bound the absolute value (both directions, Moab-style); the
@@ -208,6 +209,16 @@ int64_t fw_prio_max_age(const struct fw_prio_conf *c);     /* seconds */
  * else PriorityCalcPeriod (whole minutes). */
 int64_t fw_prio_calc_period(const struct fw_prio_conf *c);
 double fw_prio_scale(const struct fw_prio_conf *c);
+/*
+ * Multifactor mode: the configuration uses nothing but Slurm's terms
+ * (PriorityWeightAge/Fairshare/JobSize/Partition/QOS/Assoc/TRES, site
+ * factor, nice): no PriorityScale, caps, group weights, credential
+ * priorities, boosts, base priorities or other Fairway terms.  Then the
+ * priority is computed exactly as priority/multifactor computes it
+ * (same summation order, truncated to an integer) and sprio gets
+ * multifactor's columns (struct fw_prio_sprio).
+ */
+bool fw_prio_multifactor(const struct fw_prio_conf *c);
 double fw_prio_weight(const struct fw_prio_conf *c, enum fw_prio_term t);
 /* INFINITY when uncapped. */
 double fw_prio_cap(const struct fw_prio_conf *c, enum fw_prio_term t);
@@ -287,19 +298,27 @@ struct fw_prio_ctx {
 #define FW_PRIO_MAX_BOOSTS 64
 
 /*
- * sprio's columns.  Integers (priority points, after PriorityScale and
- * rounding) such that
+ * sprio's columns, in priority points (after PriorityScale and group
+ * weights and caps).  Two layouts, chosen by the configuration
+ * (fw_prio_multifactor()):
+ *
+ * Fairway's own (fairway.conf policies): integers such that
  *   age + assoc + fairshare + jobsize + partition + qos + site
  *     + sum(tres[0..ntres)) - nice == priority      exactly.
  * Terms are mapped onto the column whose meaning they share (see
  * fairway.conf(5)); site holds the site factor, every term sprio has no
  * column for, the rounding remainder and the effects of the clamp to
  * 1..2^32-1 and of INCR_ONLY.
+ *
+ * priority/multifactor's (only Slurm's terms configured): the exact
+ * weighted factors as multifactor hands them to sprio (sprio prints each
+ * rounded and truncates their sum for PRIORITY, so the printed columns
+ * need not add up); site is the site factor, nice the job's nice value.
  */
 struct fw_prio_sprio {
-	int64_t age, assoc, fairshare, jobsize, partition, qos, site, nice;
+	double age, assoc, fairshare, jobsize, partition, qos, site, nice;
 	int ntres;
-	int64_t tres[FW_PRIO_MAX_TRES]; /* parallel to fw_prio_weighted_tres() */
+	double tres[FW_PRIO_MAX_TRES]; /* parallel to fw_prio_weighted_tres() */
 };
 
 struct fw_prio_result {
@@ -311,7 +330,8 @@ struct fw_prio_result {
 	double group_sum[FW_PRIO_NGROUPS];   /* GW * sum of values, before the group cap */
 	double group_value[FW_PRIO_NGROUPS]; /* after the group cap */
 	double total;        /* sum of group_value (before PriorityScale) */
-	uint32_t priority;   /* clamp(round(total * PriorityScale), 1, 2^32-1), INCR_ONLY */
+	uint32_t priority;   /* clamp(round(total * PriorityScale), 1, 2^32-1), INCR_ONLY;
+				truncated instead of rounded in multifactor mode */
 	struct fw_prio_sprio sprio;
 };
 

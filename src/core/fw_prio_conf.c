@@ -493,6 +493,20 @@ static int parse_tres_weights(struct fw_prio_conf *c, const char *value,
 }
 
 /* Point every weighted TRES at its position in the bound list. */
+/* Weighted TRES in Slurm's TRES order: multifactor adds them that way. */
+static void order_tres(struct fw_prio_conf *c)
+{
+	for (int k = 0; k < c->ntw; k++) {
+		int n = k;
+
+		while (n > 0 && c->tw[c->tw_order[n - 1]].idx > c->tw[k].idx) {
+			c->tw_order[n] = c->tw_order[n - 1];
+			n--;
+		}
+		c->tw_order[n] = k;
+	}
+}
+
 static int resolve_tres(struct fw_prio_conf *c, struct fw_err *err)
 {
 	for (int i = 0; i < c->ntw; i++) {
@@ -505,6 +519,7 @@ static int resolve_tres(struct fw_prio_conf *c, struct fw_err *err)
 					c->tres_weights_str ? c->tres_weights_str : "",
 					"'%s' is not a configured TRES", c->tw[i].name);
 	}
+	order_tres(c);
 	return FW_CONF_OK;
 }
 
@@ -1097,6 +1112,64 @@ static int check_starvation(const struct fw_prio_conf *c, struct fw_err *err)
 			"the term counts)");
 }
 
+/* Does term t add nothing whatever the job (weight 0, or a default-weighted
+ * term whose values fairway.conf never sets)? */
+static bool term_idle(const struct fw_prio_conf *c, int t)
+{
+	if (c->weight[t] == 0)
+		return true;
+	if (c->weight_set[t])
+		return false;
+	switch (t) {
+	case FW_PRIO_T_CRED_USER: case FW_PRIO_T_CRED_ACCOUNT:
+	case FW_PRIO_T_CRED_QOS: case FW_PRIO_T_CRED_PARTITION: {
+		int kind = t - FW_PRIO_T_CRED_USER; /* same order as the kinds */
+
+		for (int i = 0; i < c->ent[kind].n; i++)
+			if ((c->ent[kind].e[i].set & FW_ENT_PRIORITY) &&
+			    c->ent[kind].e[i].priority != 0)
+				return false;
+		return true;
+	}
+	case FW_PRIO_T_BOOST: return c->nboost == 0;
+	case FW_PRIO_T_BASE: return !c->any_base;
+	default: return false;
+	}
+}
+
+/* Per-QOS weight adjustments switch QueueTime/XFactor on for that QOS. */
+static bool qos_adjusts_weights(const struct fw_prio_conf *c)
+{
+	for (int i = 0; i < c->ent[FW_PRIO_QOS].n; i++) {
+		const struct fw_prio_entity *e = &c->ent[FW_PRIO_QOS].e[i];
+
+		if (e->qt_weight != 0 || e->xf_weight != 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Only Slurm's terms, unscaled and uncapped: a site that switched from
+ * priority/multifactor with its slurm.conf (and perhaps a fairway.conf
+ * for fair-share or planning only) gets multifactor's exact numbers.
+ */
+static bool only_slurm_terms(const struct fw_prio_conf *c)
+{
+	if (c->scale != 1 || qos_adjusts_weights(c))
+		return false;
+	for (int g = 0; g < FW_PRIO_NGROUPS; g++)
+		if (c->gweight[g] != 1 || !isinf(c->gcap[g]))
+			return false;
+	for (int t = 0; t < FW_PRIO_NTERMS; t++) {
+		if (!isinf(c->cap[t]))
+			return false;
+		if (t >= fw_prio_group_first[FW_PRIO_G_SLURM + 1] && !term_idle(c, t))
+			return false;
+	}
+	return true;
+}
+
 int fw_prio_conf_finish(struct fw_prio_conf *c, struct fw_err *err)
 {
 	if (check_accrue(c, err) || check_starvation(c, err))
@@ -1125,6 +1198,7 @@ int fw_prio_conf_finish(struct fw_prio_conf *c, struct fw_err *err)
 	}
 	if (resolve_tres(c, err))
 		return FW_CONF_ERR;
+	c->multifactor = only_slurm_terms(c);
 	c->finished = true;
 	return FW_CONF_OK;
 }
@@ -1174,6 +1248,7 @@ int64_t fw_prio_calc_period(const struct fw_prio_conf *c)
 	return c->recalc_set ? c->recalc_sec : c->calc_period_sec;
 }
 double fw_prio_scale(const struct fw_prio_conf *c) { return c->scale; }
+bool fw_prio_multifactor(const struct fw_prio_conf *c) { return c->multifactor; }
 
 double fw_prio_weight(const struct fw_prio_conf *c, enum fw_prio_term t)
 {

@@ -117,6 +117,8 @@ struct fw_prio_conf {
 	/* derived by finish */
 	bool finished;
 	bool any_base, any_target, any_boost;
+	bool multifactor;                  /* fw_prio_multifactor() */
+	int tw_order[FW_PRIO_MAX_TRES];    /* weighted TRES by bound index */
 };
 
 /* A term's weight when nothing configures it (1 for points, -1 for Nice). */

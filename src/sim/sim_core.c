@@ -683,17 +683,18 @@ void sim_core_prio_cols(struct sim_core *k, fw_time_t now,
 	prio_ctx(k, cj->prio_at, &ctx);
 	pj.prev_priority = 0;
 	fw_prio_compute(k->prio, &ctx, &pj, &res);
-	cols->age = res.sprio.age;
-	cols->assoc = res.sprio.assoc;
-	cols->fairshare = res.sprio.fairshare;
-	cols->jobsize = res.sprio.jobsize;
-	cols->partition = res.sprio.partition;
-	cols->qos = res.sprio.qos;
-	cols->site = res.sprio.site;
-	cols->nice = res.sprio.nice;
+	/* as sprio prints them: each column rounded (printf's %.0f) */
+	cols->age = llrint(res.sprio.age);
+	cols->assoc = llrint(res.sprio.assoc);
+	cols->fairshare = llrint(res.sprio.fairshare);
+	cols->jobsize = llrint(res.sprio.jobsize);
+	cols->partition = llrint(res.sprio.partition);
+	cols->qos = llrint(res.sprio.qos);
+	cols->site = llrint(res.sprio.site);
+	cols->nice = llrint(res.sprio.nice);
 	cols->tres = 0;
 	for (int i = 0; i < res.sprio.ntres; i++)
-		cols->tres += res.sprio.tres[i];
+		cols->tres += llrint(res.sprio.tres[i]);
 }
 
 /* ------------------------------------------------------------ scheduling */

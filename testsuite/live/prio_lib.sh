@@ -76,3 +76,20 @@ sprio_view_sums_ok() {
       lines++ }
     END { exit (bad || !lines) }'
 }
+
+# Multifactor mode (only Slurm's Priority* keys, see fairway.conf(5)): as
+# with priority/multifactor, sprio prints each column rounded and PRIORITY
+# is the truncated exact sum, so the printed columns of a line add up to
+# PRIORITY only within half a point per non-zero column (plus the truncated
+# fraction), and SITE is the site factor (0 on these clusters).  Prints
+# offending lines; fails if there is none.
+sprio_mf_ok() {
+  sprio -h "$@" -o '%.15i %.12Y %.12S %.12A %.12B %.12F %.12J %.12P %.12Q %.12N %40T' 2>/dev/null |
+    awk '{ s = $3 + $4 + $5 + $6 + $7 + $8 + $9 - $10; n = 0
+           for (i = 4; i <= 10; i++) if ($i != 0) n++
+           k = split($11, t, ","); for (i = 1; i <= k; i++) { split(t[i], kv, "="); s += kv[2]; n++ }
+           d = s - $2
+           if ($3 != 0 || d < -0.5 * n || d >= 1 + 0.5 * n) { print "sum " s " vs " $2 ": " $0; bad = 1 }
+           lines++ }
+         END { exit (bad || !lines) }'
+}

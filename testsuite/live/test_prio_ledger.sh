@@ -67,7 +67,7 @@ f_p=$(sprio_field "$jp" F); f_c=$(sprio_field "$jc" F)
 check "chem (less usage) gets the higher fair-share factor ($f_c > $f_p)" test "${f_c:-0}" -gt "${f_p:-0}"
 check "FAIRSHARE of phys's job $f_p = $W_FS x 2^(-U/S) = $e_p (+-2)" within "$e_p" "$f_p" 2
 check "FAIRSHARE of chem's job $f_c = $W_FS x 2^(-U/S) = $e_c (+-2)" within "$e_c" "$f_c" 2
-check "sprio columns add up to PRIORITY" sprio_sums_ok
+check "sprio columns as multifactor shows them (only Slurm's keys: rounded columns, truncated PRIORITY, SITE 0)" sprio_mf_ok
 # The fairway command shows the ledger's usage (sshare has nothing without
 # slurmdbd).
 lu_p=$(ledger_usage "$jp"); lu_c=$(ledger_usage "$jc")

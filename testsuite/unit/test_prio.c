@@ -29,16 +29,29 @@ static struct fw_prio_ctx ctx_at(fw_time_t now)
 	return x;
 }
 
-/* sprio's PRIORITY column must equal the priority, exactly. */
-static void check_sprio_identity(const struct fw_prio_result *r)
+/*
+ * Fairway's columns add up to the priority exactly; multifactor's (only
+ * Slurm's terms) are the exact weighted factors, whose sum sprio
+ * truncates, as multifactor truncates the priority.
+ */
+static void check_sprio_identity(const struct fw_prio_conf *c,
+				 const struct fw_prio_result *r)
 {
 	const struct fw_prio_sprio *s = &r->sprio;
-	int64_t sum = s->age + s->assoc + s->fairshare + s->jobsize + s->partition +
-		      s->qos + s->site - s->nice;
+	double sum = s->age + s->assoc + s->fairshare + s->jobsize + s->partition +
+		     s->qos + s->site - s->nice;
 
 	for (int k = 0; k < s->ntres; k++)
 		sum += s->tres[k];
-	ck_assert_int_eq(sum, (int64_t)r->priority);
+	if (!fw_prio_multifactor(c)) {
+		ck_assert_int_eq((int64_t)sum, (int64_t)r->priority);
+		return;
+	}
+	if (sum < 1)
+		sum = 1;
+	if (sum > 4294967295.0)
+		sum = 4294967295.0;
+	ck_assert_int_eq((int64_t)sum, (int64_t)r->priority);
 }
 
 static uint32_t prio_of(const struct fw_prio_conf *c, const struct fw_prio_ctx *x,
@@ -47,7 +60,7 @@ static uint32_t prio_of(const struct fw_prio_conf *c, const struct fw_prio_ctx *
 	uint32_t p = fw_prio_compute(c, x, j, r);
 	uint32_t b;
 
-	check_sprio_identity(r);
+	check_sprio_identity(c, r);
 	/* the batch path gives the same answer */
 	fw_prio_compute_batch(c, x, j, 1, &b, NULL);
 	ck_assert_uint_eq(b, p);
@@ -759,14 +772,16 @@ START_TEST(site_and_nice)
 	j.nice = 50;
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 550);
 	ck_assert_int_eq(r.sprio.age, 500);
-	/* plain sprio never shows NICE: nice is in SITE, 100 - 50 */
-	ck_assert_int_eq(r.sprio.site, 50);
-	ck_assert_int_eq(r.sprio.nice, 0);
+	/* only Slurm's terms: columns as multifactor fills them, SITE the
+	   site factor and NICE the nice value (sprio -l shows it) */
+	ck_assert(fw_prio_multifactor(c));
+	ck_assert_int_eq(r.sprio.site, 100);
+	ck_assert_int_eq(r.sprio.nice, 50);
 	/* negative nice raises it: 500 + 100 + 300 = 900 */
 	j.nice = -300;
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 900);
-	ck_assert_int_eq(r.sprio.site, 400);
-	ck_assert_int_eq(r.sprio.nice, 0);
+	ck_assert_int_eq(r.sprio.site, 100);
+	ck_assert_int_eq(r.sprio.nice, -300);
 	/* below 1 -> 1 (0 is for held jobs); site absorbs the clamp */
 	j.nice = 10000;
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 1);
@@ -779,6 +794,115 @@ START_TEST(site_and_nice)
 	j.cpus = 100;
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), UINT32_MAX);
 	fw_prio_conf_free(c);
+}
+END_TEST
+
+/* ------------------------------------ multifactor mode (issue 18 item 5) */
+
+/*
+ * Only Slurm's keys: the total is truncated as priority/multifactor's
+ * _get_priority_internal() does ((uint64_t) cast after the < 1 floor), and
+ * sprio gets the exact weighted factors (sprio rounds each with %.0f).
+ */
+START_TEST(multifactor_truncates)
+{
+	struct fw_prio_conf *c = conf_ok("PriorityWeightAge=1000\n"
+					 "PriorityWeightTRES=CPU=125\n", NULL);
+	fw_time_t now = JAN1_2026;
+	struct fw_prio_ctx x = ctx_at(now);
+	struct fw_prio_result r;
+	struct fw_prio_job j = job_plain(1);
+	uint64_t tres[1] = { 1 }, total[1] = { 2 };
+	char buf[32];
+
+	ck_assert(fw_prio_multifactor(c));
+	/* age 1 of 7 days: 1000/7 = 142.857; cpu 1 of 2: 125 * 0.5 = 62.5;
+	   sum 205.357 -> 205 (rounding would give 205 too: see below) */
+	j.accrue_time = now - DAY;
+	j.tres = tres;
+	j.part_tres_total = total;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 205);
+	ck_near(r.sprio.age, 1000.0 / 7);
+	ck_assert(r.sprio.tres[0] == 62.5);
+	/* sprio prints %.0f: 62.5 -> "62" (ties to even), as multifactor's
+	   sprio shows cpu=62; Fairway's rounding mode printed 63 */
+	snprintf(buf, sizeof(buf), "%.0f", r.sprio.tres[0]);
+	ck_assert_str_eq(buf, "62");
+	ck_assert_int_eq(r.sprio.site, 0);
+	/* age 4 of 7 days: 571.43; + 62.5 = 633.93 -> 633, not 634 */
+	j.accrue_time = now - 4 * DAY;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 633);
+	/* age 2/3 of a 3-minute max age: 666.67 alone -> 666, not 667 */
+	fw_prio_conf_free(c);
+	c = conf_ok("PriorityWeightAge=1000\nPriorityMaxAge=3\n", NULL);
+	j = job_plain(2);
+	j.accrue_time = now - 120;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 666);
+	ck_assert_int_eq(r.sprio.site, 0);
+	/* the batch path truncates the same way (prio_of checks it) and
+	   explain names the rule and the residue: shown 667, priority 666 */
+	{
+		char text[2048];
+
+		fw_prio_explain(c, &j, &r, text, sizeof(text));
+		ck_assert_msg(strstr(text, "trunc(total 666.666667)") != NULL, "%s", text);
+		ck_assert_msg(strstr(text, "rounding residue (priority - sum of the rounded "
+				     "columns): -1") != NULL, "%s", text);
+	}
+	fw_prio_conf_free(c);
+}
+END_TEST
+
+/* Multifactor's sum adds the TRES parts in Slurm's TRES order, whatever
+ * the order PriorityWeightTRES is written in. */
+START_TEST(multifactor_tres_order)
+{
+	struct fw_prio_conf *a = conf_ok("PriorityWeightTRES=CPU=1000,Mem=2000\n", NULL);
+	struct fw_prio_conf *b = conf_ok("PriorityWeightTRES=Mem=2000,CPU=1000\n", NULL);
+	const char *names[] = { "cpu", "mem", "energy", "node" };
+	struct fw_prio_ctx x = ctx_at(JAN1_2026);
+	struct fw_prio_result ra, rb;
+	struct fw_prio_job j = norm_job();
+	struct fw_err err;
+
+	ck_assert_int_eq(fw_prio_bind_tres(a, names, 4, &err), FW_CONF_OK);
+	ck_assert_int_eq(fw_prio_bind_tres(b, names, 4, &err), FW_CONF_OK);
+	/* cpu 16/64 * 1000 = 250, mem 32768/131072 * 2000 = 500 (norm_job) */
+	j.tres = (uint64_t[]){ 16, 32768, 0, 0 };
+	j.part_tres_total = (uint64_t[]){ 64, 131072, 0, 0 };
+	ck_assert_uint_eq(prio_of(a, &x, &j, &ra), 750);
+	ck_assert_uint_eq(prio_of(b, &x, &j, &rb), 750);
+	ck_assert(ra.total == rb.total);
+	fw_prio_conf_free(a);
+	fw_prio_conf_free(b);
+}
+END_TEST
+
+/* Which configurations are multifactor's: Slurm's keys, plus fairway.conf
+ * lines that do not touch the priority. */
+START_TEST(multifactor_mode_detection)
+{
+	static const struct { const char *fairway; bool mf; } cases[] = {
+		{ NULL, true },
+		{ "RecalcPeriod=0:02\n", true },
+		{ "PriorityWeightCPUs=0\n", true },
+		{ "Account=phys Priority=0\n", true },
+		{ "PriorityWeightCPUs=100\n", false },
+		{ "PriorityScale=2\n", false },
+		{ "PriorityCapAge=10\n", false },
+		{ "PriorityGroupWeightSlurm=2\n", false },
+		{ "Account=phys Priority=10\n", false },
+		{ "QOS=q BasePriority=100\n", false },
+		{ "Boost=b Account=phys Priority=5 When=weekly:Mon-Sun\n", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fw_prio_conf *c = conf_ok("PriorityWeightAge=1000\n", cases[i].fairway);
+
+		ck_assert_msg(fw_prio_multifactor(c) == cases[i].mf, "%s",
+			      cases[i].fairway ? cases[i].fairway : "(none)");
+		fw_prio_conf_free(c);
+	}
 }
 END_TEST
 
@@ -1198,7 +1322,7 @@ START_TEST(sprio_identity_random_jobs)
 
 		fw_prio_compute(c, &x, &jobs[i], &r);
 		ck_assert(!memcmp(&r, &many[i], sizeof(r)));
-		check_sprio_identity(&r);
+		check_sprio_identity(c, &r);
 		ck_assert_uint_eq(batch[i], r.priority);
 		ck_assert(totals[i] == r.total);
 		/* the total is the sum of group values, each the capped
@@ -1321,6 +1445,9 @@ Suite *prio_compute_suite(void)
 	tcase_add_test(tc, incr_only);
 	tcase_add_test(tc, queue_time_sources);
 	tcase_add_test(tc, sprio_identity_random_jobs);
+	tcase_add_test(tc, multifactor_truncates);
+	tcase_add_test(tc, multifactor_tres_order);
+	tcase_add_test(tc, multifactor_mode_detection);
 	tcase_add_test(tc, explain_text);
 	tcase_add_test(tc, explain_caps_tres_incr_only);
 	tcase_add_test(tc, term_and_group_names);

@@ -152,21 +152,24 @@ void pf_fill_ctx(struct fw_prio_ctx *ctx, fw_time_t now)
 	ctx->total_mem_mb = pf.total_mem_mb;
 }
 
-/* sprio's columns (weighted, integer) into a factors object.  The TRES
+/* sprio's columns (weighted; exact doubles in multifactor mode, integers
+ * otherwise: struct fw_prio_sprio) into a factors object.  The TRES
  * arrays are kept when their size still fits (no allocation per tick). */
 void pf_store_sprio(priority_factors_t *f, const struct fw_prio_sprio *sp)
 {
 	const struct fw_prio_conf *c = pf.conf->prio;
 	int nw = fw_prio_weighted_tres(c);
 
-	f->priority_age = (double)sp->age;
-	f->priority_assoc = (double)sp->assoc;
-	f->priority_fs = (double)sp->fairshare;
-	f->priority_js = (double)sp->jobsize;
-	f->priority_part = (double)sp->partition;
-	f->priority_qos = (double)sp->qos;
-	f->priority_site = (uint32_t)((int64_t)NICE_OFFSET + sp->site);
-	f->nice = (uint32_t)((int64_t)NICE_OFFSET + sp->nice);
+	f->priority_age = sp->age;
+	f->priority_assoc = sp->assoc;
+	f->priority_fs = sp->fairshare;
+	f->priority_js = sp->jobsize;
+	f->priority_part = sp->partition;
+	f->priority_qos = sp->qos;
+	/* site factor and nice are integers in Slurm, offset by NICE_OFFSET */
+	f->priority_site = (uint32_t)((int64_t)NICE_OFFSET + llround(sp->site));
+	f->nice = (uint32_t)((int64_t)NICE_OFFSET + llround(sp->nice));
+	f->direct_prio = 0;
 	if (nw <= 0 || !pf.tres_bound || slurmctld_tres_cnt <= 0) {
 		xfree(f->priority_tres);
 		xfree(f->tres_weights);
@@ -189,7 +192,7 @@ void pf_store_sprio(priority_factors_t *f, const struct fw_prio_sprio *sp)
 
 		if (i < 0 || i >= slurmctld_tres_cnt)
 			continue;
-		f->priority_tres[i] += (double)sp->tres[k];
+		f->priority_tres[i] += sp->tres[k];
 		f->tres_weights[i] = fw_prio_weighted_tres_weight(c, k);
 	}
 }

@@ -680,6 +680,22 @@ void pf_usage_restart_run_secs(void)
 	list_iterator_destroy(it);
 }
 
+/*
+ * Root's row in sshare as priority/multifactor leaves it: multifactor never
+ * computes root's normalised shares or usage (sshare shows the shares
+ * assoc_mgr normalised itself, 0 with Fair Tree and 1 otherwise, and an
+ * empty NormUsage), and Fair Tree marks root's LevelFS unset (empty).  Only
+ * the usage, the effective usage (1) and the factor are Fairway's.
+ */
+static void mirror_root(slurmdb_assoc_rec_t *a, const struct fw_fs_values *v)
+{
+	a->usage->usage_raw = (long double)v->usage_raw;
+	a->usage->usage_efctv = (long double)v->usage_efctv;
+	a->usage->fs_factor = v->fs_factor;
+	if (pf.conf->fs->formula == FW_FS_FORMULA_FAIR_TREE)
+		a->usage->level_fs = (long double)NO_VAL;
+}
+
 /* Write the values sshare shows into every association. */
 void pf_usage_mirror_to_assoc_mgr(void)
 {
@@ -695,6 +711,10 @@ void pf_usage_mirror_to_assoc_mgr(void)
 
 		if (node < 0 || !a->usage || fw_fs_node_values(pf.tree, node, &v))
 			continue;
+		if (a == assoc_mgr_root_assoc) {
+			mirror_root(a, &v);
+			continue;
+		}
 		a->usage->shares_norm = v.shares_norm;
 		a->usage->usage_raw = (long double)v.usage_raw;
 		a->usage->usage_norm = (long double)v.usage_norm;
