@@ -14,7 +14,7 @@ step "compile checks (Slurm 22.05 .. 26.05)" "$LOGDIR/compile-check.log" \
   bash "$top/contrib/compile-check.sh"
 sed -n 's/^  \([0-9]\)/    \1/p' "$LOGDIR/compile-check.log"
 step "unit tests (Check, plain + ASan/UBSan)" "$LOGDIR/unit.log" make -C "$top" -j2 check
-# Every parser fuzzed briefly (FW_FUZZ_SECONDS per target, default 60);
+# Every parser fuzzed briefly (FW_FUZZ_SECONDS per target, default 20: the suite also runs two Slurm versions and must stay under an hour; the long runs are in doc/reliability.md);
 # executions per target are printed from its log.
 step "fuzzing (libFuzzer, testsuite/fuzz)" "$LOGDIR/fuzz.log" \
   env FW_FUZZ_DIR="$top/_logs/fuzz" bash "$top/testsuite/fuzz/run.sh"

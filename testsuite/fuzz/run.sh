@@ -2,7 +2,7 @@
 # Build the libFuzzer harnesses of this directory against the core and
 # simulator sources (clang, -fsanitize=fuzzer,address,undefined; leaks are
 # errors), replay every kept regression input (regress/<target>/), then
-# fuzz each target for FW_FUZZ_SECONDS (default 60) starting from its seed
+# fuzz each target for FW_FUZZ_SECONDS (default 20) starting from its seed
 # corpus (corpus/<target>/) plus what earlier runs in the same work dir
 # kept.  Fails on any crash, leak, UB, timeout (10 s) or rejection that
 # does not say why and where (fuzz_util.h); prints executions per target.
@@ -13,7 +13,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-secs=${FW_FUZZ_SECONDS:-60}
+secs=${FW_FUZZ_SECONDS:-20}
 out=${FW_FUZZ_DIR:-$top/_fuzz}
 CC=${FW_FUZZ_CC:-clang}
 

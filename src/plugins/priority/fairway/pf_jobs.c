@@ -169,7 +169,6 @@ void pf_store_sprio(priority_factors_t *f, const struct fw_prio_sprio *sp)
 	/* site factor and nice are integers in Slurm, offset by NICE_OFFSET */
 	f->priority_site = (uint32_t)((int64_t)NICE_OFFSET + llround(sp->site));
 	f->nice = (uint32_t)((int64_t)NICE_OFFSET + llround(sp->nice));
-	f->direct_prio = 0;
 	if (nw <= 0 || !pf.tres_bound || slurmctld_tres_cnt <= 0) {
 		xfree(f->priority_tres);
 		xfree(f->tres_weights);
