@@ -126,6 +126,85 @@ static void list_max(const struct rtl_list *l, uint32_t K, int32_t a,
 }
 
 /* ------------------------------------------------------------------ */
+/* Buckets: per node and per block maxima for the search               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Bucket boundaries 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 18, ...: each
+ * bucket is at most a quarter of its start long (never under one slot),
+ * so the envelope is exact for "now" (the planner's most common start)
+ * and 25 % coarse later, with about 4 ln(W) / ln(1.25) ~ 37 buckets for a
+ * day of minutes instead of 1,440 slots per node.
+ */
+static int32_t bucket_next(int32_t t)
+{
+	return t + (t / 4 > 1 ? t / 4 : 1);
+}
+
+static void buckets_init(struct fw_rtl *r)
+{
+	uint32_t n = 1;
+
+	for (int32_t t = 0; (t = bucket_next(t)) < r->W;)
+		n++;
+	r->nbk = n + 1;		/* the window's buckets, then forever */
+	r->nmax = fw_xcalloc((size_t)r->nnodes * r->nbk * r->K,
+			     sizeof(*r->nmax));
+	r->benv = fw_xcalloc(r->nblocks, sizeof(*r->benv));
+	for (uint32_t b = 0; b < r->nblocks; b++) {
+		struct rtl_list *e = &r->benv[b];
+		int32_t t = 0;
+
+		e->m = e->cap = r->nbk;
+		e->t = fw_xmalloc(r->nbk * sizeof(*e->t));
+		e->v = fw_xcalloc((size_t)r->nbk * r->K, sizeof(*e->v));
+		for (uint32_t j = 0; j + 1 < r->nbk; j++, t = bucket_next(t))
+			e->t[j] = t;
+		e->t[r->nbk - 1] = r->W;
+	}
+}
+
+static uint32_t bucket_of(const struct fw_rtl *r, int32_t t)
+{
+	return fw_rtl_list_at(&r->benv[0], t);
+}
+
+/* Bucket j of block b: the largest of its nodes' maxima. */
+static void block_bucket(struct fw_rtl *r, uint32_t b, uint32_t j)
+{
+	uint32_t K = r->K, hi = (b + 1) * 64;
+	int64_t *out = r->benv[b].v + (size_t)j * K;
+
+	if (hi > r->nnodes)
+		hi = r->nnodes;
+	memset(out, 0, K * sizeof(*out));
+	for (uint32_t i = b * 64; i < hi; i++) {
+		const int64_t *nm = r->nmax + ((size_t)i * r->nbk + j) * K;
+
+		for (uint32_t k = 0; k < K; k++)
+			if (nm[k] > out[k])
+				out[k] = nm[k];
+	}
+}
+
+/* Node changed over [a, b) (clamped): refresh the buckets it touches. */
+static void buckets_refresh(struct fw_rtl *r, uint32_t node, int32_t a,
+			    int32_t b)
+{
+	const struct rtl_list *e = &r->benv[node / 64];
+	uint32_t j0 = bucket_of(r, a);
+	uint32_t j1 = b == FW_RTL_INF ? r->nbk - 1 : bucket_of(r, b - 1);
+
+	for (uint32_t j = j0; j <= j1; j++) {
+		int32_t end = j + 1 < r->nbk ? e->t[j + 1] : FW_RTL_INF;
+
+		list_max(&r->node[node], r->K, e->t[j], end,
+			 r->nmax + ((size_t)node * r->nbk + j) * r->K);
+		block_bucket(r, node / 64, j);
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* Object                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -142,15 +221,13 @@ struct fw_rtl *fw_rtl_new(uint32_t nnodes, uint32_t nres, int32_t wslots)
 	r->W = wslots;
 	r->nblocks = (uint32_t)FW_BITSET_WORDS(nnodes);
 	r->node = fw_xcalloc(nnodes, sizeof(*r->node));
-	r->blk = fw_xcalloc(r->nblocks, sizeof(*r->blk));
 	for (uint32_t i = 0; i < nnodes; i++)
 		list_init(&r->node[i], nres);
-	for (uint32_t b = 0; b < r->nblocks; b++)
-		list_init(&r->blk[b], nres);
+	buckets_init(r);
 	r->cap = fw_xcalloc((size_t)nnodes * nres, sizeof(*r->cap));
 	r->bmax = fw_xcalloc((size_t)r->nblocks * nres, sizeof(*r->bmax));
-	r->seen = fw_xmalloc(nnodes * sizeof(*r->seen));
-	r->fit = fw_xmalloc(nnodes * sizeof(*r->fit));
+	r->rec = fw_xmalloc(nnodes * sizeof(*r->rec));
+	r->order = fw_xmalloc(r->nblocks * sizeof(*r->order));
 	r->heap = fw_xmalloc(nnodes * sizeof(*r->heap));
 	return r;
 }
@@ -162,13 +239,14 @@ void fw_rtl_free(struct fw_rtl *r)
 	for (uint32_t i = 0; i < r->nnodes; i++)
 		list_free(&r->node[i]);
 	for (uint32_t b = 0; b < r->nblocks; b++)
-		list_free(&r->blk[b]);
+		list_free(&r->benv[b]);
 	free(r->node);
-	free(r->blk);
+	free(r->benv);
+	free(r->nmax);
 	free(r->cap);
 	free(r->bmax);
-	free(r->seen);
-	free(r->fit);
+	free(r->rec);
+	free(r->order);
 	free(r->heap);
 	free(r);
 }
@@ -235,9 +313,9 @@ int fw_rtl_set_capacity(struct fw_rtl *r, uint32_t node, const int64_t *cap)
 			return -1;
 	}
 	list_add(l, K, 0, FW_RTL_INF, delta, 1);
-	list_add(&r->blk[node / 64], K, 0, FW_RTL_INF, delta, 1);
 	memcpy(old, cap, K * sizeof(*old));
 	block_max_update(r, node / 64);
+	buckets_refresh(r, node, 0, FW_RTL_INF);
 	return 0;
 }
 
@@ -285,7 +363,7 @@ static void apply(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
 		  const int64_t *amt, int sign)
 {
 	list_add(&r->node[node], r->K, a, b, amt, sign);
-	list_add(&r->blk[node / 64], r->K, a, b, amt, sign);
+	buckets_refresh(r, node, a, b);
 }
 
 int fw_rtl_take(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
@@ -357,8 +435,10 @@ size_t fw_rtl_mem_bytes(const struct fw_rtl *r)
 	for (uint32_t i = 0; i < r->nnodes; i++)
 		sz += sizeof(struct rtl_list) + r->node[i].cap * per_pt;
 	for (uint32_t b = 0; b < r->nblocks; b++)
-		sz += sizeof(struct rtl_list) + r->blk[b].cap * per_pt;
+		sz += sizeof(struct rtl_list) + r->benv[b].cap * per_pt;
+	sz += (size_t)r->nnodes * r->nbk * r->K * sizeof(int64_t);
 	sz += (size_t)(r->nnodes + r->nblocks) * r->K * sizeof(int64_t);
-	sz += (size_t)r->nnodes * 3 * sizeof(uint32_t);
+	sz += (size_t)r->nnodes * (sizeof(uint64_t) + sizeof(int32_t));
+	sz += (size_t)r->nblocks * sizeof(uint64_t);
 	return sz;
 }

@@ -20,10 +20,11 @@
  *
  * Design (details in fw_rtl_int.h and doc/perf-rtl.md): per node a sorted
  * list of change points with the free amounts after each; per block of 64
- * nodes (one fw_bitset word) the same list for the block's SUM, maintained
- * exactly on every change, and the block's largest capacity per resource.
- * A node can only fit where its block's sum fits, so the search skips
- * whole blocks that are busy in the interval it asks about.
+ * nodes (one fw_bitset word) and per time bucket (exact near slot 0,
+ * 25 % of their start later, plus forever) the largest free amounts of its nodes, and the
+ * block's largest capacity per resource.  A node can only fit where its
+ * block's envelope fits, so the search skips whole blocks that are too
+ * full in the interval it asks about.
  *
  * Not thread-safe: fw_rtl_earliest() uses scratch memory inside the
  * object.  Allocation failures abort (fw_xmalloc), as everywhere in the

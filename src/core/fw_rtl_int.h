@@ -8,13 +8,19 @@
  * node that is idle again after its jobs has one point, and the length of
  * a list is the number of times its free amounts really change.
  *
- * Every node has one list.  Every block of 64 nodes (the nodes of one
- * fw_bitset word) has a list of the SUM of its nodes' free amounts,
- * changed by the same amounts on every take/give, so it is exact at all
- * times without ever being rebuilt.  If a node has req free during
- * [c, c + d), so has its block's sum: the block's earliest fit is a lower
- * bound for every node in it, and a busy block is skipped in one list
- * walk instead of 64.
+ * Every node has one list.  For the search, time is also cut into buckets
+ * (exact near slot 0, then each at most 25 % of its start long; see
+ * buckets_init) plus the forever bucket [W, forever), and the
+ * timeline keeps per node and bucket the largest free amounts during the
+ * bucket (nmax), and per block of 64 nodes (the nodes of one fw_bitset
+ * word) the largest of those over the block: the block envelope benv, an
+ * rtl_list with one fixed point per bucket.  If a node has req free
+ * during [c, c + d), every bucket that window touches has at least req in
+ * the envelope (per resource), so the envelope's earliest fit is a lower
+ * bound for every node of the block, and a block whose nodes are too full
+ * in the interval the search asks about is skipped in one short walk
+ * instead of 64.  A take or give on a node refreshes only the buckets it
+ * touches: the node's nmax from its list, then the block's max of 64.
  */
 #ifndef FW_RTL_INT_H
 #define FW_RTL_INT_H
@@ -31,13 +37,15 @@ struct fw_rtl {
 	uint32_t nnodes, K, nblocks;
 	int32_t W;
 	struct rtl_list *node;	/* nnodes lists */
-	struct rtl_list *blk;	/* nblocks lists: sums over the block */
+	uint32_t nbk;		/* buckets, the last one [W, forever) */
+	int64_t *nmax;		/* nnodes * nbk * K: max free per bucket */
+	struct rtl_list *benv;	/* nblocks envelopes, nbk points each */
 	int64_t *cap;		/* nnodes * K capacities */
 	int64_t *bmax;		/* nblocks * K: largest capacity in block */
 	/* search scratch (fw_rtl_earliest), nnodes entries each */
-	uint32_t *seen;		/* nodes with a fit <= bound, ascending */
-	int32_t *fit;		/* their earliest fit */
+	uint64_t *rec;		/* node << 32 | its earliest fit (<= bound) */
 	int32_t *heap;		/* max-heap of the n smallest fits */
+	uint64_t *order;	/* nblocks: (lower bound << 32 | block) */
 };
 
 /* Index of the point whose interval holds slot s (0 <= s). */

@@ -14,12 +14,13 @@
  *  - a max-heap keeps the n smallest f_i seen; a node's walk stops as soon
  *    as its candidate passes the heap's top (it cannot change L);
  *  - a block of 64 nodes is skipped when its largest capacity is below req
- *    or its sum list (fw_rtl_int.h) has no fit before the bound;
+ *    or its envelope (fw_rtl_int.h) has no fit before the bound;
  *  - a first pass looks only for nodes fitting at c itself (the smallest
  *    possible answer), with c as the bound; n of them end the round at
  *    once: "start now" for small jobs looks at few nodes and skips busy
  *    blocks.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fw_rtl_int.h"
@@ -151,22 +152,22 @@ static bool scan_node(struct round *rd, uint32_t i)
 				 bound_of(rd));
 	if (f == FW_RTL_INF)
 		return false;
-	r->seen[rd->nseen] = i;
-	r->fit[rd->nseen++] = f;
+	r->rec[rd->nseen++] = (uint64_t)i << 32 | (uint32_t)f;
 	heap_offer(&rd->hp, f);
 	return f == rd->c && ++rd->at_c == rd->q->n;
 }
 
-/* Can block b hold a fit at or before the current bound? */
-static bool block_may_fit(struct round *rd, uint32_t b)
+/* Block b's envelope: the earliest any of its nodes can fit (a lower
+ * bound), or FW_RTL_INF when none can before the current bound. */
+static int32_t block_bound(struct round *rd, uint32_t b)
 {
 	struct fw_rtl *r = rd->r;
 	const int64_t *req = rd->q->req;
 
 	if (!caps_fit(r->bmax + (size_t)b * r->K, req, r->K))
-		return false;
-	return fw_rtl_list_next_fit(&r->blk[b], r->K, req, rd->c, rd->q->d,
-				    bound_of(rd)) != FW_RTL_INF;
+		return FW_RTL_INF;
+	return fw_rtl_list_next_fit(&r->benv[b], r->K, req, rd->c, rd->q->d,
+				    bound_of(rd));
 }
 
 static uint64_t block_word(const struct fw_rtl *r,
@@ -179,25 +180,71 @@ static uint64_t block_word(const struct fw_rtl *r,
 	return tail >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << tail) - 1);
 }
 
-/* Fill seen/fit and the heap; true if n nodes fit at c itself. */
-static bool scan_all(struct round *rd)
+/* Scan the candidates of block b; true if n nodes fit at c. */
+static bool scan_block(struct round *rd, uint32_t b)
 {
-	struct fw_rtl *r = rd->r;
+	for (uint64_t x = block_word(rd->r, rd->q->cand, b); x; x &= x - 1)
+		if (scan_node(rd, b * 64 + fw_ctz64(x)))
+			return true;
+	return false;
+}
 
-	for (uint32_t b = 0; b < r->nblocks; b++) {
-		uint64_t x = block_word(r, rd->q->cand, b);
-
-		if (!x)
+/* Probe pass: blocks in index order, so the first n fits at c found
+ * are the lowest-indexed ones; true if there are n. */
+static bool probe_all(struct round *rd)
+{
+	for (uint32_t b = 0; b < rd->r->nblocks; b++) {
+		if (!block_word(rd->r, rd->q->cand, b))
 			continue;
-		if (!block_may_fit(rd, b)) {
+		if (block_bound(rd, b) == FW_RTL_INF) {
 			rd->q->blocks_skipped++;
 			continue;
 		}
-		for (; x; x &= x - 1)
-			if (scan_node(rd, b * 64 + fw_ctz64(x)))
-				return true;
+		if (scan_block(rd, b))
+			return true;
 	}
 	return false;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Full pass, best first: blocks in the order of their envelopes' lower
+ * bounds, so the heap holds good fits early and every block whose bound
+ * is past the heap's top is never opened.  (The probe pass found fewer
+ * than n fits at c, so none of this pass's fits at c can end it.)
+ */
+static void scan_best_first(struct round *rd)
+{
+	struct fw_rtl *r = rd->r;
+	uint32_t nb = 0;
+
+	for (uint32_t b = 0; b < r->nblocks; b++) {
+		int32_t lb;
+
+		if (!block_word(r, rd->q->cand, b))
+			continue;
+		lb = block_bound(rd, b);
+		if (lb == FW_RTL_INF)
+			rd->q->blocks_skipped++;
+		else
+			r->order[nb++] = (uint64_t)lb << 32 | b;
+	}
+	qsort(r->order, nb, sizeof(*r->order), cmp_u64);
+	for (uint32_t k = 0; k < nb; k++) {
+		if ((int32_t)(r->order[k] >> 32) > bound_of(rd)) {
+			rd->q->blocks_skipped += nb - k;
+			break;
+		}
+		scan_block(rd, (uint32_t)r->order[k]);
+	}
+	/* pick_at wants the recorded nodes in index order. */
+	qsort(r->rec, rd->nseen, sizeof(*r->rec), cmp_u64);
 }
 
 /*
@@ -213,10 +260,10 @@ static bool pick_at(struct round *rd, int32_t L)
 	uint32_t got = 0;
 
 	for (uint32_t k = 0; k < rd->nseen && got < q->n; k++) {
-		uint32_t i = r->seen[k];
+		uint32_t i = (uint32_t)(r->rec[k] >> 32);
+		int32_t f = (int32_t)(uint32_t)r->rec[k];
 
-		if (r->fit[k] == L ||
-		    (r->fit[k] < L && fw_rtl_fits(r, i, L, b, q->req)))
+		if (f == L || (f < L && fw_rtl_fits(r, i, L, b, q->req)))
 			q->nodes[got++] = i;
 	}
 	return got == q->n;
@@ -230,18 +277,20 @@ static int32_t one_round(struct round *rd, int32_t *next)
 	*next = FW_RTL_INF;
 	/*
 	 * First only fits at c: a block busy at c is then rejected by its
-	 * sum list at once, where the full scan below could not reject it
+	 * envelope at once, where the full scan below could not reject it
 	 * before its heap holds n fits.  "Start now" ends here.
 	 */
-	for (int pass = 0; pass < 2; pass++) {
-		rd->probe = pass == 0;
-		rd->hp.len = 0;
-		rd->nseen = rd->at_c = 0;
-		if (scan_all(rd)) {
-			/* The recorded nodes at c are the lowest n that fit. */
-			return pick_at(rd, rd->c) ? rd->c : -1;
-		}
+	rd->probe = true;
+	rd->hp.len = 0;
+	rd->nseen = rd->at_c = 0;
+	if (probe_all(rd)) {
+		/* The recorded nodes at c are the lowest n that fit. */
+		return pick_at(rd, rd->c) ? rd->c : -1;
 	}
+	rd->probe = false;
+	rd->hp.len = 0;
+	rd->nseen = rd->at_c = 0;
+	scan_best_first(rd);
 	if (rd->hp.len < rd->hp.n)
 		return -1;
 	L = rd->hp.h[0];
