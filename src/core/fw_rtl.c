@@ -212,7 +212,8 @@ struct fw_rtl *fw_rtl_new(uint32_t nnodes, uint32_t nres, int32_t wslots)
 {
 	struct fw_rtl *r;
 
-	if (nnodes == 0 || nres == 0 || nres > FW_RTL_MAXRES || wslots < 1 ||
+	/* Node indices must fit the search's 30-bit event field. */
+	if (nnodes == 0 || nnodes >= (1u << 30) || nres == 0 || nres > FW_RTL_MAXRES || wslots < 1 ||
 	    wslots == FW_RTL_INF)
 		return NULL;
 	r = fw_xcalloc(1, sizeof(*r));
@@ -226,9 +227,9 @@ struct fw_rtl *fw_rtl_new(uint32_t nnodes, uint32_t nres, int32_t wslots)
 	buckets_init(r);
 	r->cap = fw_xcalloc((size_t)nnodes * nres, sizeof(*r->cap));
 	r->bmax = fw_xcalloc((size_t)r->nblocks * nres, sizeof(*r->bmax));
-	r->rec = fw_xmalloc(nnodes * sizeof(*r->rec));
-	r->order = fw_xmalloc(r->nblocks * sizeof(*r->order));
-	r->heap = fw_xmalloc(nnodes * sizeof(*r->heap));
+	r->ev = fw_xmalloc(((size_t)nnodes + r->nblocks) * sizeof(*r->ev));
+	r->open = fw_xcalloc(r->nblocks, sizeof(*r->open));
+	r->gend = fw_xmalloc(nnodes * sizeof(*r->gend));
 	return r;
 }
 
@@ -245,9 +246,9 @@ void fw_rtl_free(struct fw_rtl *r)
 	free(r->nmax);
 	free(r->cap);
 	free(r->bmax);
-	free(r->rec);
-	free(r->order);
-	free(r->heap);
+	free(r->ev);
+	free(r->open);
+	free(r->gend);
 	free(r);
 }
 
@@ -438,7 +439,7 @@ size_t fw_rtl_mem_bytes(const struct fw_rtl *r)
 		sz += sizeof(struct rtl_list) + r->benv[b].cap * per_pt;
 	sz += (size_t)r->nnodes * r->nbk * r->K * sizeof(int64_t);
 	sz += (size_t)(r->nnodes + r->nblocks) * r->K * sizeof(int64_t);
-	sz += (size_t)r->nnodes * (sizeof(uint64_t) + sizeof(int32_t));
-	sz += (size_t)r->nblocks * sizeof(uint64_t);
+	sz += ((size_t)r->nnodes + 2 * r->nblocks) * sizeof(uint64_t);
+	sz += (size_t)r->nnodes * sizeof(int32_t);
 	return sz;
 }

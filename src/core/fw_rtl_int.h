@@ -42,10 +42,10 @@ struct fw_rtl {
 	struct rtl_list *benv;	/* nblocks envelopes, nbk points each */
 	int64_t *cap;		/* nnodes * K capacities */
 	int64_t *bmax;		/* nblocks * K: largest capacity in block */
-	/* search scratch (fw_rtl_earliest), nnodes entries each */
-	uint64_t *rec;		/* node << 32 | its earliest fit (<= bound) */
-	int32_t *heap;		/* max-heap of the n smallest fits */
-	uint64_t *order;	/* nblocks: (lower bound << 32 | block) */
+	/* search scratch (fw_rtl_earliest) */
+	uint64_t *ev;		/* nnodes + nblocks: the sweep's event heap */
+	uint64_t *open;		/* nblocks words: nodes whose run is open */
+	int32_t *gend;		/* nnodes: last start of a node's run */
 };
 
 /* Index of the point whose interval holds slot s (0 <= s). */

@@ -1,26 +1,26 @@
 /*
  * fw_rtl_search.c - the earliest start of n nodes with req free for d slots.
  *
- * A round starting at slot c computes, per candidate node i, f_i = the
- * earliest fit of node i at or after c.  Fewer than n nodes fit anywhere
- * in [c, L) when L is the n-th smallest f_i, so L is the only start to
- * try: the nodes fitting at L are those with f_i == L, plus those with
- * f_i < L that still fit at L (a node's fits are not monotone in time:
- * one that fits at f_i may be taken again later).  If they are fewer than
- * n, the next round starts at L + 1.  Almost always the first round
- * answers.
+ * For one node, the starts at which it fits form runs [f, g]: f is where
+ * a run of segments with req free begins (or the search's first slot),
+ * g = (end of that run) - d.  The answer is the first slot covered by n
+ * runs.  The search finds it in two steps:
  *
- * The work of a round is bounded three ways:
- *  - a max-heap keeps the n smallest f_i seen; a node's walk stops as soon
- *    as its candidate passes the heap's top (it cannot change L);
- *  - a block of 64 nodes is skipped when its largest capacity is below req
- *    or its envelope (fw_rtl_int.h) has no fit before the bound;
- *  - a first pass looks only for nodes fitting at c itself (the smallest
- *    possible answer), with c as the bound; n of them end the round at
- *    once: "start now" for small jobs looks at few nodes and skips busy
- *    blocks.
+ *  1. Probe: the nodes that fit at the first allowed start c, in index
+ *     order, stopping at n.  "Start now" for small jobs ends here after a
+ *     few nodes; blocks whose envelope (fw_rtl_int.h) shows no room at c
+ *     are skipped in one step.
+ *  2. Sweep: a min-heap of events in time order.  Each block enters as
+ *     one event at its envelope's lower bound (no node of it can fit
+ *     earlier) and is only opened when the sweep reaches that slot; an
+ *     opened node adds an event where its next run begins and one just
+ *     after it ends, then the next run's.  After all events of a slot,
+ *     if n runs are open that slot is the answer, and the open nodes with
+ *     the lowest indices are chosen.  Blocks and runs past the answer are
+ *     never looked at, and each run is visited once, however often
+ *     nodes' fits come and go (a node that fits at f may be taken again
+ *     later, so "the n-th smallest f" alone is not the answer).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "fw_rtl_int.h"
@@ -60,29 +60,65 @@ int32_t fw_rtl_list_next_fit(const struct rtl_list *l, uint32_t K,
 	}
 }
 
+/* The slot where the run of fitting segments holding slot f ends. */
+static int32_t run_end(const struct rtl_list *l, uint32_t K,
+		       const int64_t *req, int32_t f)
+{
+	uint32_t j = fw_rtl_list_at(l, f);
+
+	while (j + 1 < l->m && seg_fits(l->v + (size_t)(j + 1) * K, req, K))
+		j++;
+	return j + 1 < l->m ? l->t[j + 1] : FW_RTL_INF;
+}
+
 /* ------------------------------------------------------------------ */
-/* Max-heap of the n smallest fits                                     */
+/* Events: a min-heap of time << 32 | kind << 30 | index                */
 /* ------------------------------------------------------------------ */
 
-struct heap {
-	int32_t *h;
-	uint32_t len, n;
+enum { EV_END, EV_BEGIN, EV_BLOCK };
+
+struct sweep {
+	struct fw_rtl *r;
+	struct fw_rtl_query *q;
+	int32_t hi;		/* last allowed start */
+	uint32_t len;		/* events in r->ev */
+	uint32_t nopen;		/* nodes in r->open */
 };
 
-static void sift_down(struct heap *hp, uint32_t i)
+static void ev_push(struct sweep *sw, int64_t t, uint32_t kind, uint32_t i)
 {
-	int32_t *h = hp->h;
+	uint64_t *h = sw->r->ev;
+	uint32_t k;
 
+	if (t > sw->hi)
+		return;		/* past the last allowed start: irrelevant */
+	k = sw->len++;
+	h[k] = (uint64_t)t << 32 | (uint64_t)kind << 30 | i;
+	while (k > 0 && h[(k - 1) / 2] > h[k]) {
+		uint64_t x = h[k];
+
+		h[k] = h[(k - 1) / 2];
+		h[(k - 1) / 2] = x;
+		k = (k - 1) / 2;
+	}
+}
+
+static uint64_t ev_pop(struct sweep *sw)
+{
+	uint64_t *h = sw->r->ev, top = h[0];
+	uint32_t i = 0;
+
+	h[0] = h[--sw->len];
 	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
-		int32_t x;
+		uint32_t l = 2 * i + 1, m = i;
+		uint64_t x;
 
-		if (l < hp->len && h[l] > h[m])
+		if (l < sw->len && h[l] < h[m])
 			m = l;
-		if (r < hp->len && h[r] > h[m])
-			m = r;
+		if (l + 1 < sw->len && h[l + 1] < h[m])
+			m = l + 1;
 		if (m == i)
-			return;
+			return top;
 		x = h[i];
 		h[i] = h[m];
 		h[m] = x;
@@ -90,85 +126,9 @@ static void sift_down(struct heap *hp, uint32_t i)
 	}
 }
 
-static void heap_offer(struct heap *hp, int32_t f)
-{
-	int32_t *h = hp->h;
-	uint32_t i;
-
-	if (hp->len == hp->n) {
-		if (f >= h[0])
-			return;
-		h[0] = f;
-		sift_down(hp, 0);
-		return;
-	}
-	i = hp->len++;
-	h[i] = f;
-	while (i > 0 && h[(i - 1) / 2] < h[i]) {
-		int32_t x = h[i];
-
-		h[i] = h[(i - 1) / 2];
-		h[(i - 1) / 2] = x;
-		i = (i - 1) / 2;
-	}
-}
-
 /* ------------------------------------------------------------------ */
-/* Rounds                                                              */
+/* Blocks and nodes                                                    */
 /* ------------------------------------------------------------------ */
-
-struct round {
-	struct fw_rtl *r;
-	struct fw_rtl_query *q;
-	int32_t c, hi;		/* this round's first start, last start */
-	bool probe;		/* only look for fits at c itself */
-	struct heap hp;
-	uint32_t nseen, at_c;	/* nodes recorded / fitting at c */
-};
-
-static int32_t bound_of(const struct round *rd)
-{
-	if (rd->probe)
-		return rd->c;
-	return rd->hp.len == rd->hp.n ? rd->hp.h[0] : rd->hi;
-}
-
-static bool caps_fit(const int64_t *cap, const int64_t *req, uint32_t K)
-{
-	return seg_fits(cap, req, K);
-}
-
-/* Scan node i; returns true when n nodes fit at c (round over). */
-static bool scan_node(struct round *rd, uint32_t i)
-{
-	struct fw_rtl *r = rd->r;
-	const int64_t *req = rd->q->req;
-	int32_t f;
-
-	if (!caps_fit(r->cap + (size_t)i * r->K, req, r->K))
-		return false;
-	rd->q->nodes_scanned++;
-	f = fw_rtl_list_next_fit(&r->node[i], r->K, req, rd->c, rd->q->d,
-				 bound_of(rd));
-	if (f == FW_RTL_INF)
-		return false;
-	r->rec[rd->nseen++] = (uint64_t)i << 32 | (uint32_t)f;
-	heap_offer(&rd->hp, f);
-	return f == rd->c && ++rd->at_c == rd->q->n;
-}
-
-/* Block b's envelope: the earliest any of its nodes can fit (a lower
- * bound), or FW_RTL_INF when none can before the current bound. */
-static int32_t block_bound(struct round *rd, uint32_t b)
-{
-	struct fw_rtl *r = rd->r;
-	const int64_t *req = rd->q->req;
-
-	if (!caps_fit(r->bmax + (size_t)b * r->K, req, r->K))
-		return FW_RTL_INF;
-	return fw_rtl_list_next_fit(&r->benv[b], r->K, req, rd->c, rd->q->d,
-				    bound_of(rd));
-}
 
 static uint64_t block_word(const struct fw_rtl *r,
 			   const struct fw_bitset *cand, uint32_t b)
@@ -180,124 +140,152 @@ static uint64_t block_word(const struct fw_rtl *r,
 	return tail >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << tail) - 1);
 }
 
-/* Scan the candidates of block b; true if n nodes fit at c. */
-static bool scan_block(struct round *rd, uint32_t b)
+/* The earliest slot in [c, bound] at which a node of block b may fit
+ * (its largest capacity, then its envelope), or FW_RTL_INF. */
+static int32_t block_bound(const struct fw_rtl *r, const struct fw_rtl_query *q,
+			   uint32_t b, int32_t c, int32_t bound)
 {
-	for (uint64_t x = block_word(rd->r, rd->q->cand, b); x; x &= x - 1)
-		if (scan_node(rd, b * 64 + fw_ctz64(x)))
-			return true;
-	return false;
+	if (!seg_fits(r->bmax + (size_t)b * r->K, q->req, r->K))
+		return FW_RTL_INF;
+	return fw_rtl_list_next_fit(&r->benv[b], r->K, q->req, c, q->d, bound);
 }
 
-/* Probe pass: blocks in index order, so the first n fits at c found
- * are the lowest-indexed ones; true if there are n. */
-static bool probe_all(struct round *rd)
+/* Step 1: the lowest n nodes fitting at c into q->nodes; true if n. */
+static bool probe(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c)
 {
-	for (uint32_t b = 0; b < rd->r->nblocks; b++) {
-		if (!block_word(rd->r, rd->q->cand, b))
+	uint32_t got = 0;
+
+	for (uint32_t b = 0; b < r->nblocks; b++) {
+		uint64_t x = block_word(r, q->cand, b);
+
+		if (!x)
 			continue;
-		if (block_bound(rd, b) == FW_RTL_INF) {
-			rd->q->blocks_skipped++;
+		if (block_bound(r, q, b, c, c) == FW_RTL_INF) {
+			q->blocks_skipped++;
 			continue;
 		}
-		if (scan_block(rd, b))
-			return true;
+		for (; x; x &= x - 1) {
+			uint32_t i = b * 64 + fw_ctz64(x);
+
+			if (!seg_fits(r->cap + (size_t)i * r->K, q->req, r->K))
+				continue;
+			q->nodes_scanned++;
+			if (fw_rtl_list_next_fit(&r->node[i], r->K, q->req, c,
+						 q->d, c) == c &&
+			    (q->nodes[got++] = i, got == q->n))
+				return true;
+		}
 	}
 	return false;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static void open_node(struct sweep *sw, uint32_t i)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	sw->r->open[i / 64] |= (uint64_t)1 << (i % 64);
+	sw->nopen++;
+}
 
-	return x < y ? -1 : x > y;
+static void close_node(struct sweep *sw, uint32_t i)
+{
+	sw->r->open[i / 64] &= ~((uint64_t)1 << (i % 64));
+	sw->nopen--;
 }
 
 /*
- * Full pass, best first: blocks in the order of their envelopes' lower
- * bounds, so the heap holds good fits early and every block whose bound
- * is past the heap's top is never opened.  (The probe pass found fewer
- * than n fits at c, so none of this pass's fits at c can end it.)
+ * Node i's next run of fitting starts at or after t: open it now if it
+ * begins at t, else schedule its beginning; schedule its end either way.
  */
-static void scan_best_first(struct round *rd)
+static void next_run(struct sweep *sw, uint32_t i, int32_t t)
 {
-	struct fw_rtl *r = rd->r;
-	uint32_t nb = 0;
+	struct fw_rtl *r = sw->r;
+	const struct rtl_list *l = &r->node[i];
+	int32_t f, e;
+
+	sw->q->nodes_scanned++;
+	f = fw_rtl_list_next_fit(l, r->K, sw->q->req, t, sw->q->d, sw->hi);
+	if (f == FW_RTL_INF)
+		return;
+	e = run_end(l, r->K, sw->q->req, f);
+	r->gend[i] = e == FW_RTL_INF ? FW_RTL_INF : e - sw->q->d;
+	if (f == t) {
+		open_node(sw, i);
+		if (r->gend[i] != FW_RTL_INF)
+			ev_push(sw, (int64_t)r->gend[i] + 1, EV_END, i);
+	} else {
+		ev_push(sw, f, EV_BEGIN, i);
+	}
+}
+
+static void handle(struct sweep *sw, uint64_t ev)
+{
+	struct fw_rtl *r = sw->r;
+	int32_t t = (int32_t)(ev >> 32);
+	uint32_t kind = (uint32_t)(ev >> 30) & 3, i = (uint32_t)ev & 0x3fffffff;
+
+	if (kind == EV_BLOCK) {
+		uint64_t x = block_word(r, sw->q->cand, i);
+
+		for (; x; x &= x - 1) {
+			uint32_t n = i * 64 + fw_ctz64(x);
+
+			if (seg_fits(r->cap + (size_t)n * r->K, sw->q->req,
+				     r->K))
+				next_run(sw, n, t);
+		}
+	} else if (kind == EV_BEGIN) {
+		open_node(sw, i);
+		if (r->gend[i] != FW_RTL_INF)
+			ev_push(sw, (int64_t)r->gend[i] + 1, EV_END, i);
+	} else {
+		close_node(sw, i);
+		next_run(sw, i, t);
+	}
+}
+
+/* The n lowest open nodes into q->nodes. */
+static void pick_open(struct sweep *sw)
+{
+	const uint64_t *open = sw->r->open;
+	uint32_t got = 0;
+
+	for (uint32_t w = 0; got < sw->q->n; w++)
+		for (uint64_t x = open[w]; x && got < sw->q->n; x &= x - 1)
+			sw->q->nodes[got++] = w * 64 + fw_ctz64(x);
+}
+
+/* Step 2: the sweep from c; returns the start or -1. */
+static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
+			  int32_t c, int32_t hi)
+{
+	struct sweep sw = { .r = r, .q = q, .hi = hi };
+	int32_t found = -1;
 
 	for (uint32_t b = 0; b < r->nblocks; b++) {
 		int32_t lb;
 
-		if (!block_word(r, rd->q->cand, b))
+		if (!block_word(r, q->cand, b))
 			continue;
-		lb = block_bound(rd, b);
+		lb = block_bound(r, q, b, c, hi);
 		if (lb == FW_RTL_INF)
-			rd->q->blocks_skipped++;
+			q->blocks_skipped++;
 		else
-			r->order[nb++] = (uint64_t)lb << 32 | b;
+			ev_push(&sw, lb, EV_BLOCK, b);
 	}
-	qsort(r->order, nb, sizeof(*r->order), cmp_u64);
-	for (uint32_t k = 0; k < nb; k++) {
-		if ((int32_t)(r->order[k] >> 32) > bound_of(rd)) {
-			rd->q->blocks_skipped += nb - k;
+	while (sw.len) {
+		int32_t t = (int32_t)(r->ev[0] >> 32);
+
+		while (sw.len && (int32_t)(r->ev[0] >> 32) == t)
+			handle(&sw, ev_pop(&sw));
+		if (sw.nopen >= q->n) {
+			pick_open(&sw);
+			found = t;
 			break;
 		}
-		scan_block(rd, (uint32_t)r->order[k]);
 	}
-	/* pick_at wants the recorded nodes in index order. */
-	qsort(r->rec, rd->nseen, sizeof(*r->rec), cmp_u64);
-}
-
-/*
- * The nodes that fit at L, lowest first, into q->nodes; true if n.
- * Nodes not recorded cannot fit at L: their walk passed a bound >= L.
- */
-static bool pick_at(struct round *rd, int32_t L)
-{
-	struct fw_rtl *r = rd->r;
-	struct fw_rtl_query *q = rd->q;
-	int64_t e = end_of(L, q->d);
-	int32_t b = e >= FW_RTL_INF ? FW_RTL_INF : (int32_t)e;
-	uint32_t got = 0;
-
-	for (uint32_t k = 0; k < rd->nseen && got < q->n; k++) {
-		uint32_t i = (uint32_t)(r->rec[k] >> 32);
-		int32_t f = (int32_t)(uint32_t)r->rec[k];
-
-		if (f == L || (f < L && fw_rtl_fits(r, i, L, b, q->req)))
-			q->nodes[got++] = i;
-	}
-	return got == q->n;
-}
-
-/* One round from c; returns the start found, or -1 to go on from *next. */
-static int32_t one_round(struct round *rd, int32_t *next)
-{
-	int32_t L;
-
-	*next = FW_RTL_INF;
-	/*
-	 * First only fits at c: a block busy at c is then rejected by its
-	 * envelope at once, where the full scan below could not reject it
-	 * before its heap holds n fits.  "Start now" ends here.
-	 */
-	rd->probe = true;
-	rd->hp.len = 0;
-	rd->nseen = rd->at_c = 0;
-	if (probe_all(rd)) {
-		/* The recorded nodes at c are the lowest n that fit. */
-		return pick_at(rd, rd->c) ? rd->c : -1;
-	}
-	rd->probe = false;
-	rd->hp.len = 0;
-	rd->nseen = rd->at_c = 0;
-	scan_best_first(rd);
-	if (rd->hp.len < rd->hp.n)
-		return -1;
-	L = rd->hp.h[0];
-	if (pick_at(rd, L))
-		return L;
-	*next = L + 1;
-	return -1;
+	for (uint32_t k = 0; k < sw.len; k++)	/* blocks never opened */
+		q->blocks_skipped += (r->ev[k] >> 30 & 3) == EV_BLOCK;
+	memset(r->open, 0, r->nblocks * sizeof(*r->open));
+	return found;
 }
 
 static uint32_t count_cand(const struct fw_rtl *r, const struct fw_bitset *c)
@@ -307,8 +295,7 @@ static uint32_t count_cand(const struct fw_rtl *r, const struct fw_bitset *c)
 
 int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
 {
-	struct round rd = { .r = r, .q = q };
-	int32_t smin = q->smin < 0 ? 0 : q->smin, next, c;
+	int32_t smin = q->smin < 0 ? 0 : q->smin, c, hi, s;
 
 	q->start = -1;
 	if (q->n == 0 || q->d < 1 || smin > q->smax ||
@@ -316,22 +303,14 @@ int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
 	    count_cand(r, q->cand) < q->n)
 		return -1;
 	/* Past W nothing changes: a start there may as well be at W. */
-	rd.hi = q->smax < r->W ? q->smax : r->W;
+	hi = q->smax < r->W ? q->smax : r->W;
 	c = smin < r->W ? smin : r->W;
-	rd.hp.h = r->heap;
-	rd.hp.n = q->n;
-	while (c <= rd.hi) {
-		int32_t s;
-
-		rd.c = c;
-		s = one_round(&rd, &next);
-		if (s >= 0) {
-			q->start = s > smin ? s : smin;
-			return q->start;
-		}
-		if (next == FW_RTL_INF)
-			break;
-		c = next;
-	}
-	return -1;
+	if (probe(r, q, c))
+		s = c;
+	else
+		s = c < hi ? sweep_from(r, q, c + 1, hi) : -1;
+	if (s < 0)
+		return -1;
+	q->start = s > smin ? s : smin;
+	return q->start;
 }
