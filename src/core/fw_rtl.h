@@ -26,8 +26,9 @@
  * block's envelope fits, so the search skips whole blocks that are too
  * full in the interval it asks about.
  *
- * Not thread-safe: fw_rtl_earliest() uses scratch memory inside the
- * object.  Allocation failures abort (fw_xmalloc), as everywhere in the
+ * Node arguments must be < nnodes (fw_rtl_take/_give refuse others; the
+ * queries do not check).  Not thread-safe: fw_rtl_earliest() uses scratch
+ * memory inside the object.  Allocation failures abort (fw_xmalloc), as everywhere in the
  * core.
  */
 #ifndef FW_RTL_H
