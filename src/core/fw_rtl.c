@@ -133,8 +133,8 @@ static void list_max(const struct rtl_list *l, uint32_t K, int32_t a,
  * Bucket boundaries 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 18, ...: each
  * bucket is at most a quarter of its start long (never under one slot),
  * so the envelope is exact for "now" (the planner's most common start)
- * and 25 % coarse later, with about 4 ln(W) / ln(1.25) ~ 37 buckets for a
- * day of minutes instead of 1,440 slots per node.
+ * and 25 % coarse later: about 8 + ln(W / 8) / ln(1.25) buckets, 33
+ * (and forever) for a day of minutes instead of 1,441 slots per node.
  */
 static int32_t bucket_next(int32_t t)
 {
