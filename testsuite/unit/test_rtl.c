@@ -337,7 +337,7 @@ END_TEST
 
 #define PK 3		/* resources in the random worlds */
 #define PMAXN 140	/* nodes: up to three blocks */
-#define PMAXW 40
+#define PMAXW 200	/* long windows: the coarse buckets */
 
 struct oracle {
 	uint32_t nn;
@@ -520,7 +520,7 @@ static void prop_capacity(struct fw_rtl *r, struct oracle *o)
 	bool ok = true;
 
 	for (int k = 0; k < PK; k++)
-		cap[k] = rnd(7);
+		cap[k] = rnd(8) ? rnd(4) + 3 : rnd(3);
 	for (int32_t t = 0; t <= o->W; t++)
 		for (int k = 0; k < PK; k++)
 			if (o->f[i][t][k] + cap[k] - o->cap[i][k] < 0)
@@ -542,8 +542,8 @@ static void prop_search(struct fw_rtl *r, const struct oracle *o,
 	struct fw_rtl_query q = { .nodes = got };
 	int32_t w;
 
-	q.n = (uint32_t)rnd(4) + 1;
-	rnd_amt(req, 4);
+	q.n = (uint32_t)rnd(3) + 1;
+	rnd_amt(req, 3);
 	q.req = req;
 	q.d = rnd(6) ? rnd(o->W / 2 + 2) + 1 : FW_RTL_INF;
 	q.smin = rnd(o->W + 4);
@@ -563,7 +563,7 @@ static void prop_search(struct fw_rtl *r, const struct oracle *o,
 		ck_assert_uint_eq(got[k], want[k]);
 }
 
-static void prop_world(uint64_t seed)
+static void prop_world(uint64_t seed, bool big)
 {
 	static struct oracle o;
 	struct span sp[256];
@@ -573,8 +573,13 @@ static void prop_world(uint64_t seed)
 
 	rnd_state = seed;
 	memset(&o, 0, sizeof(o));
-	o.nn = (uint32_t)(seed % 3 == 0 ? rnd(PMAXN) + 1 : rnd(6) + 1);
-	o.W = rnd(PMAXW - 4) + 4;
+	if (big) {	/* more than one block, buckets up to 40 slots */
+		o.nn = (uint32_t)rnd(PMAXN - 64) + 65;
+		o.W = rnd(PMAXW - 99) + 100;
+	} else {
+		o.nn = (uint32_t)(seed % 3 == 0 ? rnd(PMAXN) + 1 : rnd(6) + 1);
+		o.W = rnd(36) + 4;
+	}
 	r = fw_rtl_new(o.nn, PK, o.W);
 	cand = fw_bitset_new(o.nn);
 	for (uint32_t i = 0; i < o.nn; i++)
@@ -601,7 +606,14 @@ static void prop_world(uint64_t seed)
 START_TEST(property_random_worlds)
 {
 	for (uint64_t seed = 1; seed <= 300; seed++)
-		prop_world(seed);
+		prop_world(seed, false);
+}
+END_TEST
+
+START_TEST(property_long_windows)
+{
+	for (uint64_t seed = 1001; seed <= 1008; seed++)
+		prop_world(seed, true);
 }
 END_TEST
 
@@ -624,6 +636,7 @@ static Suite *rtl_suite(void)
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tp, 120);
 	tcase_add_test(tp, property_random_worlds);
+	tcase_add_test(tp, property_long_windows);
 	suite_add_tcase(s, tp);
 	return s;
 }
