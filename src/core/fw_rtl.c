@@ -187,6 +187,27 @@ static void block_bucket(struct fw_rtl *r, uint32_t b, uint32_t j)
 	}
 }
 
+/*
+ * The node's maximum in bucket j moved from old to nm: the block's value
+ * only needs the 64-node recount when a resource went down from exactly
+ * the block's maximum (this node held it); a rise is a max of two.
+ */
+static void block_bucket_update(struct fw_rtl *r, uint32_t node, uint32_t j,
+				const int64_t *old, const int64_t *nm)
+{
+	int64_t *env = r->benv[node / 64].v + (size_t)j * r->K;
+
+	for (uint32_t k = 0; k < r->K; k++) {
+		if (nm[k] < old[k] && old[k] == env[k]) {
+			block_bucket(r, node / 64, j);
+			return;
+		}
+	}
+	for (uint32_t k = 0; k < r->K; k++)
+		if (nm[k] > env[k])
+			env[k] = nm[k];
+}
+
 /* Node changed over [a, b) (clamped): refresh the buckets it touches. */
 static void buckets_refresh(struct fw_rtl *r, uint32_t node, int32_t a,
 			    int32_t b)
@@ -194,13 +215,15 @@ static void buckets_refresh(struct fw_rtl *r, uint32_t node, int32_t a,
 	const struct rtl_list *e = &r->benv[node / 64];
 	uint32_t j0 = bucket_of(r, a);
 	uint32_t j1 = b == FW_RTL_INF ? r->nbk - 1 : bucket_of(r, b - 1);
+	int64_t old[FW_RTL_MAXRES];
 
 	for (uint32_t j = j0; j <= j1; j++) {
 		int32_t end = j + 1 < r->nbk ? e->t[j + 1] : FW_RTL_INF;
+		int64_t *nm = r->nmax + ((size_t)node * r->nbk + j) * r->K;
 
-		list_max(&r->node[node], r->K, e->t[j], end,
-			 r->nmax + ((size_t)node * r->nbk + j) * r->K);
-		block_bucket(r, node / 64, j);
+		memcpy(old, nm, r->K * sizeof(*old));
+		list_max(&r->node[node], r->K, e->t[j], end, nm);
+		block_bucket_update(r, node, j, old, nm);
 	}
 }
 
