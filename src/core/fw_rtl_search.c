@@ -38,9 +38,11 @@ static int64_t end_of(int32_t c, int32_t d)
 	return d == FW_RTL_INF ? (int64_t)FW_RTL_INF : (int64_t)c + d;
 }
 
-int32_t fw_rtl_list_next_fit(const struct rtl_list *l, uint32_t K,
-			     const int64_t *req, int32_t c, int32_t d,
-			     int32_t bound)
+/* fw_rtl_list_next_fit, also leaving in *jp the last segment of the
+ * window found (every segment from c's to it fits). */
+static int32_t next_fit_at(const struct rtl_list *l, uint32_t K,
+			   const int64_t *req, int32_t c, int32_t d,
+			   int32_t bound, uint32_t *jp)
 {
 	uint32_t j = fw_rtl_list_at(l, c);
 
@@ -54,18 +56,27 @@ int32_t fw_rtl_list_next_fit(const struct rtl_list *l, uint32_t K,
 			c = l->t[++j];
 			continue;
 		}
-		if (seg_end >= end_of(c, d))
+		if (seg_end >= end_of(c, d)) {
+			*jp = j;
 			return c;
+		}
 		j++;
 	}
 }
 
-/* The slot where the run of fitting segments holding slot f ends. */
-static int32_t run_end(const struct rtl_list *l, uint32_t K,
-		       const int64_t *req, int32_t f)
+int32_t fw_rtl_list_next_fit(const struct rtl_list *l, uint32_t K,
+			     const int64_t *req, int32_t c, int32_t d,
+			     int32_t bound)
 {
-	uint32_t j = fw_rtl_list_at(l, f);
+	uint32_t j;
 
+	return next_fit_at(l, K, req, c, d, bound, &j);
+}
+
+/* The slot where the run of fitting segments through segment j ends. */
+static int32_t run_end(const struct rtl_list *l, uint32_t K,
+		       const int64_t *req, uint32_t j)
+{
 	while (j + 1 < l->m && seg_fits(l->v + (size_t)(j + 1) * K, req, K))
 		j++;
 	return j + 1 < l->m ? l->t[j + 1] : FW_RTL_INF;
@@ -200,12 +211,13 @@ static void next_run(struct sweep *sw, uint32_t i, int32_t t)
 	struct fw_rtl *r = sw->r;
 	const struct rtl_list *l = &r->node[i];
 	int32_t f, e;
+	uint32_t j;
 
 	sw->q->nodes_scanned++;
-	f = fw_rtl_list_next_fit(l, r->K, sw->q->req, t, sw->q->d, sw->hi);
+	f = next_fit_at(l, r->K, sw->q->req, t, sw->q->d, sw->hi, &j);
 	if (f == FW_RTL_INF)
 		return;
-	e = run_end(l, r->K, sw->q->req, f);
+	e = run_end(l, r->K, sw->q->req, j);
 	r->gend[i] = e == FW_RTL_INF ? FW_RTL_INF : e - sw->q->d;
 	if (f == t) {
 		open_node(sw, i);
