@@ -5,3 +5,4 @@ BENCH_PROGS += testsuite/bench/bench_plan
 testsuite_bench_bench_plan_SOURCES = testsuite/bench/bench_plan.c $(FW_CORE_SRC)
 testsuite_bench_bench_plan_CFLAGS = $(BENCH_CFLAGS)
 testsuite_bench_bench_plan_LDADD = -lm
+include testsuite/bench/rtl.mk

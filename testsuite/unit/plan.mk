@@ -17,3 +17,4 @@ testsuite_unit_test_plan_asan_CFLAGS = $(UNIT_CFLAGS) $(SAN_FLAGS)
 testsuite_unit_test_plan_asan_LDFLAGS = $(SAN_FLAGS)
 testsuite_unit_test_plan_asan_LDADD = $(CORE_ASAN)
 endif
+include testsuite/unit/rtl.mk

@@ -1,0 +1,468 @@
+/*
+ * fw_rtl.c - per-resource node timeline: lists, capacities, take/give and
+ * interval queries (the earliest-start search is in fw_rtl_search.c).
+ *
+ * Every change is "check the interval, then apply": the check walks the
+ * same points the change will touch, so a refused take or give costs no
+ * more than a successful one and never leaves a half-applied change.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_rtl_int.h"
+
+/* ------------------------------------------------------------------ */
+/* Change-point lists                                                  */
+/* ------------------------------------------------------------------ */
+
+static void list_init(struct rtl_list *l, uint32_t K)
+{
+	l->cap = 4;
+	l->m = 1;
+	l->t = fw_xmalloc(l->cap * sizeof(*l->t));
+	l->v = fw_xcalloc((size_t)l->cap * K, sizeof(*l->v));
+	l->t[0] = 0;
+}
+
+static void list_free(struct rtl_list *l)
+{
+	free(l->t);
+	free(l->v);
+}
+
+uint32_t fw_rtl_list_at(const struct rtl_list *l, int32_t s)
+{
+	uint32_t lo = 0, hi = l->m;	/* t[lo] <= s < t[hi] */
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (l->t[mid] <= s)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Make slot s a point of l; returns its index. */
+static uint32_t list_split(struct rtl_list *l, uint32_t K, int32_t s)
+{
+	uint32_t i = fw_rtl_list_at(l, s);
+
+	if (l->t[i] == s)
+		return i;
+	if (l->m == l->cap) {
+		l->cap *= 2;
+		l->t = fw_xrealloc(l->t, l->cap * sizeof(*l->t));
+		l->v = fw_xrealloc(l->v, (size_t)l->cap * K * sizeof(*l->v));
+	}
+	memmove(l->t + i + 2, l->t + i + 1, (l->m - i - 1) * sizeof(*l->t));
+	memmove(l->v + (size_t)(i + 2) * K, l->v + (size_t)(i + 1) * K,
+		(size_t)(l->m - i - 1) * K * sizeof(*l->v));
+	l->t[i + 1] = s;
+	memcpy(l->v + (size_t)(i + 1) * K, l->v + (size_t)i * K,
+	       K * sizeof(*l->v));
+	l->m++;
+	return i + 1;
+}
+
+/* Drop point j (> 0) if it repeats the amounts of point j - 1. */
+static void list_merge_at(struct rtl_list *l, uint32_t K, uint32_t j)
+{
+	if (j == 0 || j >= l->m ||
+	    memcmp(l->v + (size_t)j * K, l->v + (size_t)(j - 1) * K,
+		   K * sizeof(*l->v)))
+		return;
+	memmove(l->t + j, l->t + j + 1, (l->m - j - 1) * sizeof(*l->t));
+	memmove(l->v + (size_t)j * K, l->v + (size_t)(j + 1) * K,
+		(size_t)(l->m - j - 1) * K * sizeof(*l->v));
+	l->m--;
+}
+
+/*
+ * Add sign * amt to the points of [a, b) (already clamped, a < b).  Inside
+ * the interval every point moves by the same amounts, so only its two
+ * boundaries can come to equal their predecessors: the list stays
+ * coalesced by looking at those two.
+ */
+static void list_add(struct rtl_list *l, uint32_t K, int32_t a, int32_t b,
+		     const int64_t *amt, int sign)
+{
+	uint32_t ia = list_split(l, K, a);
+	uint32_t ib = b == FW_RTL_INF ? l->m : list_split(l, K, b);
+
+	for (uint32_t j = ia; j < ib; j++)
+		for (uint32_t r = 0; r < K; r++)
+			l->v[(size_t)j * K + r] += sign * amt[r];
+	list_merge_at(l, K, ib);
+	list_merge_at(l, K, ia);
+}
+
+/* out = per-resource minimum of l over [a, b) (clamped, a < b). */
+static void list_min(const struct rtl_list *l, uint32_t K, int32_t a,
+		     int32_t b, int64_t *out)
+{
+	uint32_t j = fw_rtl_list_at(l, a);
+
+	memcpy(out, l->v + (size_t)j * K, K * sizeof(*out));
+	for (j++; j < l->m && l->t[j] < b; j++)
+		for (uint32_t r = 0; r < K; r++)
+			if (l->v[(size_t)j * K + r] < out[r])
+				out[r] = l->v[(size_t)j * K + r];
+}
+
+/* out = per-resource maximum of l over [a, b) (clamped, a < b). */
+static void list_max(const struct rtl_list *l, uint32_t K, int32_t a,
+		     int32_t b, int64_t *out)
+{
+	uint32_t j = fw_rtl_list_at(l, a);
+
+	memcpy(out, l->v + (size_t)j * K, K * sizeof(*out));
+	for (j++; j < l->m && l->t[j] < b; j++)
+		for (uint32_t r = 0; r < K; r++)
+			if (l->v[(size_t)j * K + r] > out[r])
+				out[r] = l->v[(size_t)j * K + r];
+}
+
+/* ------------------------------------------------------------------ */
+/* Buckets: per node and per block maxima for the search               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Bucket boundaries 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 18, ...: each
+ * bucket is at most a quarter of its start long (never under one slot),
+ * so the envelope is exact for "now" (the planner's most common start)
+ * and 25 % coarse later: about 8 + ln(W / 8) / ln(1.25) buckets, 33
+ * (and forever) for a day of minutes instead of 1,441 slots per node.
+ */
+static int32_t bucket_next(int32_t t)
+{
+	return t + (t / 4 > 1 ? t / 4 : 1);
+}
+
+static void buckets_init(struct fw_rtl *r)
+{
+	uint32_t n = 1;
+
+	for (int32_t t = 0; (t = bucket_next(t)) < r->W;)
+		n++;
+	r->nbk = n + 1;		/* the window's buckets, then forever */
+	r->nmax = fw_xcalloc((size_t)r->nnodes * r->nbk * r->K,
+			     sizeof(*r->nmax));
+	r->benv = fw_xcalloc(r->nblocks, sizeof(*r->benv));
+	for (uint32_t b = 0; b < r->nblocks; b++) {
+		struct rtl_list *e = &r->benv[b];
+		int32_t t = 0;
+
+		e->m = e->cap = r->nbk;
+		e->t = fw_xmalloc(r->nbk * sizeof(*e->t));
+		e->v = fw_xcalloc((size_t)r->nbk * r->K, sizeof(*e->v));
+		for (uint32_t j = 0; j + 1 < r->nbk; j++, t = bucket_next(t))
+			e->t[j] = t;
+		e->t[r->nbk - 1] = r->W;
+	}
+}
+
+static uint32_t bucket_of(const struct fw_rtl *r, int32_t t)
+{
+	return fw_rtl_list_at(&r->benv[0], t);
+}
+
+/* Bucket j of block b: the largest of its nodes' maxima. */
+static void block_bucket(struct fw_rtl *r, uint32_t b, uint32_t j)
+{
+	uint32_t K = r->K, hi = (b + 1) * 64;
+	int64_t *out = r->benv[b].v + (size_t)j * K;
+
+	if (hi > r->nnodes)
+		hi = r->nnodes;
+	memset(out, 0, K * sizeof(*out));
+	for (uint32_t i = b * 64; i < hi; i++) {
+		const int64_t *nm = r->nmax + ((size_t)i * r->nbk + j) * K;
+
+		for (uint32_t k = 0; k < K; k++)
+			if (nm[k] > out[k])
+				out[k] = nm[k];
+	}
+}
+
+/*
+ * The node's maximum in bucket j moved from old to nm: the block's value
+ * only needs the 64-node recount when a resource went down from exactly
+ * the block's maximum (this node held it); a rise is a max of two.
+ */
+static void block_bucket_update(struct fw_rtl *r, uint32_t node, uint32_t j,
+				const int64_t *old, const int64_t *nm)
+{
+	int64_t *env = r->benv[node / 64].v + (size_t)j * r->K;
+
+	for (uint32_t k = 0; k < r->K; k++) {
+		if (nm[k] < old[k] && old[k] == env[k]) {
+			block_bucket(r, node / 64, j);
+			return;
+		}
+	}
+	for (uint32_t k = 0; k < r->K; k++)
+		if (nm[k] > env[k])
+			env[k] = nm[k];
+}
+
+/* Node changed over [a, b) (clamped): refresh the buckets it touches. */
+static void buckets_refresh(struct fw_rtl *r, uint32_t node, int32_t a,
+			    int32_t b)
+{
+	const struct rtl_list *e = &r->benv[node / 64];
+	uint32_t j0 = bucket_of(r, a);
+	uint32_t j1 = b == FW_RTL_INF ? r->nbk - 1 : bucket_of(r, b - 1);
+	int64_t old[FW_RTL_MAXRES];
+
+	for (uint32_t j = j0; j <= j1; j++) {
+		int32_t end = j + 1 < r->nbk ? e->t[j + 1] : FW_RTL_INF;
+		int64_t *nm = r->nmax + ((size_t)node * r->nbk + j) * r->K;
+
+		memcpy(old, nm, r->K * sizeof(*old));
+		list_max(&r->node[node], r->K, e->t[j], end, nm);
+		block_bucket_update(r, node, j, old, nm);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Object                                                              */
+/* ------------------------------------------------------------------ */
+
+struct fw_rtl *fw_rtl_new(uint32_t nnodes, uint32_t nres, int32_t wslots)
+{
+	struct fw_rtl *r;
+
+	/* Node indices must fit the search's 30-bit event field. */
+	if (nnodes == 0 || nnodes >= (1u << 30) || nres == 0 || nres > FW_RTL_MAXRES || wslots < 1 ||
+	    wslots == FW_RTL_INF)
+		return NULL;
+	r = fw_xcalloc(1, sizeof(*r));
+	r->nnodes = nnodes;
+	r->K = nres;
+	r->W = wslots;
+	r->nblocks = (uint32_t)FW_BITSET_WORDS(nnodes);
+	r->node = fw_xcalloc(nnodes, sizeof(*r->node));
+	for (uint32_t i = 0; i < nnodes; i++)
+		list_init(&r->node[i], nres);
+	buckets_init(r);
+	r->cap = fw_xcalloc((size_t)nnodes * nres, sizeof(*r->cap));
+	r->bmax = fw_xcalloc((size_t)r->nblocks * nres, sizeof(*r->bmax));
+	r->ev = fw_xmalloc(((size_t)nnodes + r->nblocks) * sizeof(*r->ev));
+	r->open = fw_xcalloc(r->nblocks, sizeof(*r->open));
+	r->gend = fw_xmalloc(nnodes * sizeof(*r->gend));
+	return r;
+}
+
+void fw_rtl_free(struct fw_rtl *r)
+{
+	if (!r)
+		return;
+	for (uint32_t i = 0; i < r->nnodes; i++)
+		list_free(&r->node[i]);
+	for (uint32_t b = 0; b < r->nblocks; b++)
+		list_free(&r->benv[b]);
+	free(r->node);
+	free(r->benv);
+	free(r->nmax);
+	free(r->cap);
+	free(r->bmax);
+	free(r->ev);
+	free(r->open);
+	free(r->gend);
+	free(r);
+}
+
+uint32_t fw_rtl_nnodes(const struct fw_rtl *r)
+{
+	return r->nnodes;
+}
+
+uint32_t fw_rtl_nres(const struct fw_rtl *r)
+{
+	return r->K;
+}
+
+int32_t fw_rtl_wslots(const struct fw_rtl *r)
+{
+	return r->W;
+}
+
+/*
+ * Clamp [a, b) to the timeline: slots past W are slot W.  Returns false
+ * for an empty interval (checked before clamping, so [W+5, W+3) stays
+ * empty rather than becoming [W, forever)).
+ */
+static bool clamp(const struct fw_rtl *r, int32_t *a, int32_t *b)
+{
+	if (*b <= *a)
+		return false;
+	if (*a < 0)
+		*a = 0;
+	if (*a > r->W)
+		*a = r->W;
+	if (*b > r->W)
+		*b = FW_RTL_INF;
+	return *b > *a;
+}
+
+static void block_max_update(struct fw_rtl *r, uint32_t b)
+{
+	uint32_t K = r->K, hi = (b + 1) * 64;
+	int64_t *bm = r->bmax + (size_t)b * K;
+
+	if (hi > r->nnodes)
+		hi = r->nnodes;
+	memset(bm, 0, K * sizeof(*bm));
+	for (uint32_t i = b * 64; i < hi; i++)
+		for (uint32_t k = 0; k < K; k++)
+			if (r->cap[(size_t)i * K + k] > bm[k])
+				bm[k] = r->cap[(size_t)i * K + k];
+}
+
+int fw_rtl_set_capacity(struct fw_rtl *r, uint32_t node, const int64_t *cap)
+{
+	uint32_t K = r->K;
+	int64_t delta[FW_RTL_MAXRES], low[FW_RTL_MAXRES];
+	int64_t *old = r->cap + (size_t)node * K;
+	struct rtl_list *l = &r->node[node];
+
+	/* The lowest free amount at any time must stay >= 0. */
+	list_min(l, K, 0, FW_RTL_INF, low);
+	for (uint32_t k = 0; k < K; k++) {
+		delta[k] = cap[k] - old[k];
+		if (cap[k] < 0 || low[k] + delta[k] < 0)
+			return -1;
+	}
+	list_add(l, K, 0, FW_RTL_INF, delta, 1);
+	memcpy(old, cap, K * sizeof(*old));
+	block_max_update(r, node / 64);
+	buckets_refresh(r, node, 0, FW_RTL_INF);
+	return 0;
+}
+
+void fw_rtl_capacity(const struct fw_rtl *r, uint32_t node, int64_t *cap)
+{
+	memcpy(cap, r->cap + (size_t)node * r->K, r->K * sizeof(*cap));
+}
+
+static bool amounts_ok(const struct fw_rtl *r, const int64_t *amt)
+{
+	for (uint32_t k = 0; k < r->K; k++)
+		if (amt[k] < 0)
+			return false;
+	return true;
+}
+
+/* Would taking amt over [a, b) (clamped, non-empty) stay >= 0? */
+static bool can_take(const struct fw_rtl *r, uint32_t node, int32_t a,
+		     int32_t b, const int64_t *amt)
+{
+	int64_t low[FW_RTL_MAXRES];
+
+	list_min(&r->node[node], r->K, a, b, low);
+	for (uint32_t k = 0; k < r->K; k++)
+		if (low[k] < amt[k])
+			return false;
+	return true;
+}
+
+/* Would giving amt over [a, b) stay <= the node's capacity? */
+static bool can_give(const struct fw_rtl *r, uint32_t node, int32_t a,
+		     int32_t b, const int64_t *amt)
+{
+	int64_t high[FW_RTL_MAXRES];
+	const int64_t *cap = r->cap + (size_t)node * r->K;
+
+	list_max(&r->node[node], r->K, a, b, high);
+	for (uint32_t k = 0; k < r->K; k++)
+		if (high[k] + amt[k] > cap[k])
+			return false;
+	return true;
+}
+
+static void apply(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
+		  const int64_t *amt, int sign)
+{
+	list_add(&r->node[node], r->K, a, b, amt, sign);
+	buckets_refresh(r, node, a, b);
+}
+
+int fw_rtl_take(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
+		const int64_t *amt)
+{
+	return fw_rtl_take_nodes(r, &node, 1, a, b, amt);
+}
+
+int fw_rtl_take_nodes(struct fw_rtl *r, const uint32_t *nodes, uint32_t n,
+		      int32_t a, int32_t b, const int64_t *amt)
+{
+	if (!amounts_ok(r, amt))
+		return -1;
+	if (!clamp(r, &a, &b))
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (nodes[i] >= r->nnodes || !can_take(r, nodes[i], a, b, amt))
+			return -1;
+	for (uint32_t i = 0; i < n; i++)
+		apply(r, nodes[i], a, b, amt, -1);
+	return 0;
+}
+
+int fw_rtl_give(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
+		const int64_t *amt)
+{
+	if (!amounts_ok(r, amt) || node >= r->nnodes)
+		return -1;
+	if (!clamp(r, &a, &b))
+		return 0;
+	if (!can_give(r, node, a, b, amt))
+		return -1;
+	apply(r, node, a, b, amt, 1);
+	return 0;
+}
+
+void fw_rtl_free_min(const struct fw_rtl *r, uint32_t node, int32_t a,
+		     int32_t b, int64_t *out)
+{
+	if (b <= a)
+		b = a < FW_RTL_INF ? a + 1 : a;
+	if (!clamp(r, &a, &b))	/* only a == b == FW_RTL_INF: forever */
+		a = r->W, b = FW_RTL_INF;
+	list_min(&r->node[node], r->K, a, b, out);
+}
+
+bool fw_rtl_fits(const struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
+		 const int64_t *req)
+{
+	int64_t low[FW_RTL_MAXRES];
+
+	fw_rtl_free_min(r, node, a, b, low);
+	for (uint32_t k = 0; k < r->K; k++)
+		if (low[k] < req[k])
+			return false;
+	return true;
+}
+
+uint32_t fw_rtl_npoints(const struct fw_rtl *r, uint32_t node)
+{
+	return r->node[node].m;
+}
+
+size_t fw_rtl_mem_bytes(const struct fw_rtl *r)
+{
+	size_t per_pt = sizeof(int32_t) + r->K * sizeof(int64_t);
+	size_t sz = sizeof(*r);
+
+	for (uint32_t i = 0; i < r->nnodes; i++)
+		sz += sizeof(struct rtl_list) + r->node[i].cap * per_pt;
+	for (uint32_t b = 0; b < r->nblocks; b++)
+		sz += sizeof(struct rtl_list) + r->benv[b].cap * per_pt;
+	sz += (size_t)r->nnodes * r->nbk * r->K * sizeof(int64_t);
+	sz += (size_t)(r->nnodes + r->nblocks) * r->K * sizeof(int64_t);
+	sz += ((size_t)r->nnodes + 2 * r->nblocks) * sizeof(uint64_t);
+	sz += (size_t)r->nnodes * sizeof(int32_t);
+	return sz;
+}

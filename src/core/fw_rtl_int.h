@@ -1,0 +1,64 @@
+/*
+ * fw_rtl_int.h - internals of the per-resource node timeline (fw_rtl.h).
+ *
+ * A change-point list (struct rtl_list) is the whole data structure: points
+ * t[0] = 0 < t[1] < ... < t[m-1] <= W, and after point j the K free amounts
+ * v[j*K .. j*K+K-1], valid over [t[j], t[j+1]) (the last point: forever).
+ * Lists are kept coalesced (no two neighbours with equal amounts), so a
+ * node that is idle again after its jobs has one point, and the length of
+ * a list is the number of times its free amounts really change.
+ *
+ * Every node has one list.  For the search, time is also cut into buckets
+ * (exact near slot 0, then each at most 25 % of its start long; see
+ * buckets_init) plus the forever bucket [W, forever), and the
+ * timeline keeps per node and bucket the largest free amounts during the
+ * bucket (nmax), and per block of 64 nodes (the nodes of one fw_bitset
+ * word) the largest of those over the block: the block envelope benv, an
+ * rtl_list with one fixed point per bucket.  If a node has req free
+ * during [c, c + d), every bucket that window touches has at least req in
+ * the envelope (per resource), so the envelope's earliest fit is a lower
+ * bound for every node of the block, and a block whose nodes are too full
+ * in the interval the search asks about is skipped in one short walk
+ * instead of 64.  A take or give on a node refreshes only the buckets it
+ * touches: the node's nmax from its list, then the block's max of 64.
+ */
+#ifndef FW_RTL_INT_H
+#define FW_RTL_INT_H
+
+#include "fw_rtl.h"
+
+struct rtl_list {
+	uint32_t m, cap;	/* points used / allocated */
+	int32_t *t;		/* m slots, ascending, t[0] == 0 */
+	int64_t *v;		/* m * K free amounts */
+};
+
+struct fw_rtl {
+	uint32_t nnodes, K, nblocks;
+	int32_t W;
+	struct rtl_list *node;	/* nnodes lists */
+	uint32_t nbk;		/* buckets, the last one [W, forever) */
+	int64_t *nmax;		/* nnodes * nbk * K: max free per bucket */
+	struct rtl_list *benv;	/* nblocks envelopes, nbk points each */
+	int64_t *cap;		/* nnodes * K capacities */
+	int64_t *bmax;		/* nblocks * K: largest capacity in block */
+	/* search scratch (fw_rtl_earliest) */
+	uint64_t *ev;		/* nnodes + nblocks: the sweep's event heap */
+	uint64_t *open;		/* nblocks words: nodes whose run is open */
+	int32_t *gend;		/* nnodes: last start of a node's run */
+};
+
+/* Index of the point whose interval holds slot s (0 <= s). */
+uint32_t fw_rtl_list_at(const struct rtl_list *l, int32_t s);
+
+/*
+ * The earliest c' in [c, bound] such that l has req free during all of
+ * [c', c' + d) (d FW_RTL_INF: forever), or FW_RTL_INF if there is none.
+ * Only segment starts can be such c' besides c itself, so the walk visits
+ * each point after c at most once.
+ */
+int32_t fw_rtl_list_next_fit(const struct rtl_list *l, uint32_t K,
+			     const int64_t *req, int32_t c, int32_t d,
+			     int32_t bound);
+
+#endif /* FW_RTL_INT_H */

@@ -1,0 +1,328 @@
+/*
+ * fw_rtl_search.c - the earliest start of n nodes with req free for d slots.
+ *
+ * For one node, the starts at which it fits form runs [f, g]: f is where
+ * a run of segments with req free begins (or the search's first slot),
+ * g = (end of that run) - d.  The answer is the first slot covered by n
+ * runs.  The search finds it in two steps:
+ *
+ *  1. Probe: the nodes that fit at the first allowed start c, in index
+ *     order, stopping at n.  "Start now" for small jobs ends here after a
+ *     few nodes; blocks whose envelope (fw_rtl_int.h) shows no room at c
+ *     are skipped in one step.
+ *  2. Sweep: a min-heap of events in time order.  Each block enters as
+ *     one event at its envelope's lower bound (no node of it can fit
+ *     earlier) and is only opened when the sweep reaches that slot; an
+ *     opened node adds an event where its next run begins and one just
+ *     after it ends, then the next run's.  After all events of a slot,
+ *     if n runs are open that slot is the answer, and the open nodes with
+ *     the lowest indices are chosen.  Blocks and runs past the answer are
+ *     never looked at, and each run is visited once, however often
+ *     nodes' fits come and go (a node that fits at f may be taken again
+ *     later, so "the n-th smallest f" alone is not the answer).
+ */
+#include <string.h>
+
+#include "fw_rtl_int.h"
+
+static bool seg_fits(const int64_t *v, const int64_t *req, uint32_t K)
+{
+	for (uint32_t k = 0; k < K; k++)
+		if (v[k] < req[k])
+			return false;
+	return true;
+}
+
+static int64_t end_of(int32_t c, int32_t d)
+{
+	return d == FW_RTL_INF ? (int64_t)FW_RTL_INF : (int64_t)c + d;
+}
+
+/* fw_rtl_list_next_fit, also leaving in *jp the last segment of the
+ * window found (every segment from c's to it fits). */
+static int32_t next_fit_at(const struct rtl_list *l, uint32_t K,
+			   const int64_t *req, int32_t c, int32_t d,
+			   int32_t bound, uint32_t *jp)
+{
+	uint32_t j = fw_rtl_list_at(l, c);
+
+	for (;;) {
+		int64_t seg_end = j + 1 < l->m ? l->t[j + 1] : FW_RTL_INF;
+
+		if (!seg_fits(l->v + (size_t)j * K, req, K)) {
+			/* No window holding this segment: try just after. */
+			if (j + 1 >= l->m || l->t[j + 1] > bound)
+				return FW_RTL_INF;
+			c = l->t[++j];
+			continue;
+		}
+		if (seg_end >= end_of(c, d)) {
+			*jp = j;
+			return c;
+		}
+		j++;
+	}
+}
+
+int32_t fw_rtl_list_next_fit(const struct rtl_list *l, uint32_t K,
+			     const int64_t *req, int32_t c, int32_t d,
+			     int32_t bound)
+{
+	uint32_t j;
+
+	return next_fit_at(l, K, req, c, d, bound, &j);
+}
+
+/* The slot where the run of fitting segments through segment j ends. */
+static int32_t run_end(const struct rtl_list *l, uint32_t K,
+		       const int64_t *req, uint32_t j)
+{
+	while (j + 1 < l->m && seg_fits(l->v + (size_t)(j + 1) * K, req, K))
+		j++;
+	return j + 1 < l->m ? l->t[j + 1] : FW_RTL_INF;
+}
+
+/* ------------------------------------------------------------------ */
+/* Events: a min-heap of time << 32 | kind << 30 | index                */
+/* ------------------------------------------------------------------ */
+
+enum { EV_END, EV_BEGIN, EV_BLOCK };
+
+struct sweep {
+	struct fw_rtl *r;
+	struct fw_rtl_query *q;
+	int32_t hi;		/* last allowed start */
+	uint32_t len;		/* events in r->ev */
+	uint32_t nopen;		/* nodes in r->open */
+};
+
+static void ev_push(struct sweep *sw, int64_t t, uint32_t kind, uint32_t i)
+{
+	uint64_t *h = sw->r->ev;
+	uint32_t k;
+
+	if (t > sw->hi)
+		return;		/* past the last allowed start: irrelevant */
+	k = sw->len++;
+	h[k] = (uint64_t)t << 32 | (uint64_t)kind << 30 | i;
+	while (k > 0 && h[(k - 1) / 2] > h[k]) {
+		uint64_t x = h[k];
+
+		h[k] = h[(k - 1) / 2];
+		h[(k - 1) / 2] = x;
+		k = (k - 1) / 2;
+	}
+}
+
+static uint64_t ev_pop(struct sweep *sw)
+{
+	uint64_t *h = sw->r->ev, top = h[0];
+	uint32_t i = 0;
+
+	h[0] = h[--sw->len];
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+		uint64_t x;
+
+		if (l < sw->len && h[l] < h[m])
+			m = l;
+		if (l + 1 < sw->len && h[l + 1] < h[m])
+			m = l + 1;
+		if (m == i)
+			return top;
+		x = h[i];
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Blocks and nodes                                                    */
+/* ------------------------------------------------------------------ */
+
+static uint64_t block_word(const struct fw_rtl *r,
+			   const struct fw_bitset *cand, uint32_t b)
+{
+	uint32_t tail = r->nnodes - b * 64;
+
+	if (cand)
+		return cand->w[b];
+	return tail >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << tail) - 1);
+}
+
+/* The earliest slot in [c, bound] at which a node of block b may fit
+ * (its largest capacity, then its envelope), or FW_RTL_INF. */
+static int32_t block_bound(const struct fw_rtl *r, const struct fw_rtl_query *q,
+			   uint32_t b, int32_t c, int32_t bound)
+{
+	if (!seg_fits(r->bmax + (size_t)b * r->K, q->req, r->K))
+		return FW_RTL_INF;
+	return fw_rtl_list_next_fit(&r->benv[b], r->K, q->req, c, q->d, bound);
+}
+
+/* Step 1: the lowest n nodes fitting at c into q->nodes; true if n. */
+static bool probe(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c)
+{
+	uint32_t got = 0;
+
+	for (uint32_t b = 0; b < r->nblocks; b++) {
+		uint64_t x = block_word(r, q->cand, b);
+
+		if (!x)
+			continue;
+		if (block_bound(r, q, b, c, c) == FW_RTL_INF) {
+			q->blocks_skipped++;
+			continue;
+		}
+		for (; x; x &= x - 1) {
+			uint32_t i = b * 64 + fw_ctz64(x);
+
+			if (!seg_fits(r->cap + (size_t)i * r->K, q->req, r->K))
+				continue;
+			q->nodes_scanned++;
+			if (fw_rtl_list_next_fit(&r->node[i], r->K, q->req, c,
+						 q->d, c) == c &&
+			    (q->nodes[got++] = i, got == q->n))
+				return true;
+		}
+	}
+	return false;
+}
+
+static void open_node(struct sweep *sw, uint32_t i)
+{
+	sw->r->open[i / 64] |= (uint64_t)1 << (i % 64);
+	sw->nopen++;
+}
+
+static void close_node(struct sweep *sw, uint32_t i)
+{
+	sw->r->open[i / 64] &= ~((uint64_t)1 << (i % 64));
+	sw->nopen--;
+}
+
+/*
+ * Node i's next run of fitting starts at or after t: open it now if it
+ * begins at t, else schedule its beginning; schedule its end either way.
+ */
+static void next_run(struct sweep *sw, uint32_t i, int32_t t)
+{
+	struct fw_rtl *r = sw->r;
+	const struct rtl_list *l = &r->node[i];
+	int32_t f, e;
+	uint32_t j;
+
+	sw->q->nodes_scanned++;
+	f = next_fit_at(l, r->K, sw->q->req, t, sw->q->d, sw->hi, &j);
+	if (f == FW_RTL_INF)
+		return;
+	e = run_end(l, r->K, sw->q->req, j);
+	r->gend[i] = e == FW_RTL_INF ? FW_RTL_INF : e - sw->q->d;
+	if (f == t) {
+		open_node(sw, i);
+		if (r->gend[i] != FW_RTL_INF)
+			ev_push(sw, (int64_t)r->gend[i] + 1, EV_END, i);
+	} else {
+		ev_push(sw, f, EV_BEGIN, i);
+	}
+}
+
+static void handle(struct sweep *sw, uint64_t ev)
+{
+	struct fw_rtl *r = sw->r;
+	int32_t t = (int32_t)(ev >> 32);
+	uint32_t kind = (uint32_t)(ev >> 30) & 3, i = (uint32_t)ev & 0x3fffffff;
+
+	if (kind == EV_BLOCK) {
+		uint64_t x = block_word(r, sw->q->cand, i);
+
+		for (; x; x &= x - 1) {
+			uint32_t n = i * 64 + fw_ctz64(x);
+
+			if (seg_fits(r->cap + (size_t)n * r->K, sw->q->req,
+				     r->K))
+				next_run(sw, n, t);
+		}
+	} else if (kind == EV_BEGIN) {
+		open_node(sw, i);
+		if (r->gend[i] != FW_RTL_INF)
+			ev_push(sw, (int64_t)r->gend[i] + 1, EV_END, i);
+	} else {
+		close_node(sw, i);
+		next_run(sw, i, t);
+	}
+}
+
+/* The n lowest open nodes into q->nodes. */
+static void pick_open(struct sweep *sw)
+{
+	const uint64_t *open = sw->r->open;
+	uint32_t got = 0;
+
+	for (uint32_t w = 0; got < sw->q->n; w++)
+		for (uint64_t x = open[w]; x && got < sw->q->n; x &= x - 1)
+			sw->q->nodes[got++] = w * 64 + fw_ctz64(x);
+}
+
+/* Step 2: the sweep from c; returns the start or -1. */
+static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
+			  int32_t c, int32_t hi)
+{
+	struct sweep sw = { .r = r, .q = q, .hi = hi };
+	int32_t found = -1;
+
+	for (uint32_t b = 0; b < r->nblocks; b++) {
+		int32_t lb;
+
+		if (!block_word(r, q->cand, b))
+			continue;
+		lb = block_bound(r, q, b, c, hi);
+		if (lb == FW_RTL_INF)
+			q->blocks_skipped++;
+		else
+			ev_push(&sw, lb, EV_BLOCK, b);
+	}
+	while (sw.len) {
+		int32_t t = (int32_t)(r->ev[0] >> 32);
+
+		while (sw.len && (int32_t)(r->ev[0] >> 32) == t)
+			handle(&sw, ev_pop(&sw));
+		if (sw.nopen >= q->n) {
+			pick_open(&sw);
+			found = t;
+			break;
+		}
+	}
+	for (uint32_t k = 0; k < sw.len; k++)	/* blocks never opened */
+		q->blocks_skipped += (r->ev[k] >> 30 & 3) == EV_BLOCK;
+	memset(r->open, 0, r->nblocks * sizeof(*r->open));
+	return found;
+}
+
+static uint32_t count_cand(const struct fw_rtl *r, const struct fw_bitset *c)
+{
+	return c ? fw_bitset_count(c) : r->nnodes;
+}
+
+int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
+{
+	int32_t smin = q->smin < 0 ? 0 : q->smin, c, hi, s;
+
+	q->start = -1;
+	if (q->n == 0 || q->d < 1 || smin > q->smax ||
+	    (q->cand && q->cand->nbits != r->nnodes) ||
+	    count_cand(r, q->cand) < q->n)
+		return -1;
+	/* Past W nothing changes: a start there may as well be at W. */
+	hi = q->smax < r->W ? q->smax : r->W;
+	c = smin < r->W ? smin : r->W;
+	if (probe(r, q, c))
+		s = c;
+	else
+		s = c < hi ? sweep_from(r, q, c + 1, hi) : -1;
+	if (s < 0)
+		return -1;
+	q->start = s > smin ? s : smin;
+	return q->start;
+}
