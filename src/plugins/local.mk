@@ -40,7 +40,7 @@ stage-plugins: $(plugin_LTLIBRARIES)
 .PHONY: stage-plugins
 
 # Only the .so belongs in Slurm's PluginDir.
-install-exec-hook:
+install-data-hook:
 	rm -f $(DESTDIR)$(plugindir)/priority_fairway.la $(DESTDIR)$(plugindir)/sched_fairway.la
 clean-local:
 	rm -rf plugins
