@@ -33,7 +33,8 @@ fi
 mount_binds "$root"
 cp -f /etc/hosts "$root/etc/hosts"
 printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"; chmod +x "$root/usr/sbin/policy-rc.d"
-w="$root/build/deb-test"
+id=$(printf '%s' "$top" | md5sum | cut -c1-8)   # several checkouts may share the root
+w="$root/build/deb-test-$id"
 rm -rf "$w"; mkdir -p "$w/contrib"
 cp "$top"/contrib/cluster-start.sh "$top"/contrib/cluster-stop.sh "$w/contrib/"
 cp "$deb" "$w/"
@@ -44,7 +45,7 @@ plugindir=/usr/lib/x86_64-linux-gnu/slurm-wlm
 
 echo "deb-test: $suite, slurmctld $(in_root "dpkg-query -W -f='\${Version}' slurmctld"), package $(basename "$deb")"
 if [ -n "$other" ]; then
-  if in_root "dpkg -i /build/deb-test/other.deb" > "$w/other.log" 2>&1; then
+  if in_root "dpkg -i /build/deb-test-$id/other.deb" > "$w/other.log" 2>&1; then
     bad "$(basename "$other") installed although it is for another Slurm"
     in_root "dpkg --purge $(dpkg-deb -f "$other" Package)" > /dev/null 2>&1
   else
@@ -55,7 +56,7 @@ if [ -n "$other" ]; then
   fi
 fi
 # apt installs the package's library dependencies from the archive.
-if in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /build/deb-test/$(basename "$deb")" > "$w/install.log" 2>&1; then
+if in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /build/deb-test-$id/$(basename "$deb")" > "$w/install.log" 2>&1; then
   ok "installed $pkg (apt-get install ./$(basename "$deb"))"
 else
   bad "install failed: $(tail -3 "$w/install.log")"; exit 1
@@ -66,22 +67,22 @@ for f in $plugindir/priority_fairway.so $plugindir/sched_fairway.so /usr/bin/fai
 done
 
 port=$((17720 + ${FW_PORT_OFFSET:-0}))
-if in_root "bash /build/deb-test/contrib/cluster-start.sh --dir /tmp/fw-deb --name fw-deb --port $port --nodes 2 --plugins $plugindir" > "$w/start.log" 2>&1; then
+if in_root "bash /build/deb-test-$id/contrib/cluster-start.sh --dir /tmp/fw-deb-$id --name fw-deb --port $port --nodes 2 --plugins $plugindir" > "$w/start.log" 2>&1; then
   ok "cluster started with PluginDir=$plugindir"
-  pid=$(awk '$1 == "slurmctld" { print $2 }' "$root/tmp/fw-deb/pids")
+  pid=$(awk '$1 == "slurmctld" { print $2 }' "$root/tmp/fw-deb-$id/pids")
   grep -q "$plugindir/priority_fairway.so" "/proc/$pid/maps" && grep -q "$plugindir/sched_fairway.so" "/proc/$pid/maps" &&
     ok "slurmctld mapped both plugins from $plugindir" || bad "slurmctld did not map the plugins from $plugindir"
-  grep -q 'sched/fairway loaded' "$root/tmp/fw-deb/log/slurmctld.log" && ok "sched/fairway loaded" || bad "sched/fairway not loaded"
-  st=$(in_root "source /tmp/fw-deb/env; j=\$(sbatch --parsable -o /dev/null -N2 --wrap hostname);
+  grep -q 'sched/fairway loaded' "$root/tmp/fw-deb-$id/log/slurmctld.log" && ok "sched/fairway loaded" || bad "sched/fairway not loaded"
+  st=$(in_root "source /tmp/fw-deb-$id/env; j=\$(sbatch --parsable -o /dev/null -N2 --wrap hostname);
     for i in \$(seq 60); do s=\$(scontrol show job \$j | sed -n 's/.*JobState=\([A-Z]*\).*/\1/p');
       [ \"\$s\" = COMPLETED ] && break; sleep 0.5; done; echo \$s")
   [ "$st" = COMPLETED ] && ok "a 2-node job ran to completion" || bad "job state $st"
-  in_root "source /tmp/fw-deb/env; /usr/bin/fairway stats" > "$w/stats.out" 2>&1 &&
+  in_root "source /tmp/fw-deb-$id/env; /usr/bin/fairway stats" > "$w/stats.out" 2>&1 &&
     ok "the installed fairway command talks to the plugins" || bad "fairway stats: $(head -2 "$w/stats.out")"
-  in_root "bash /build/deb-test/contrib/cluster-stop.sh --dir /tmp/fw-deb" > /dev/null 2>&1
+  in_root "bash /build/deb-test-$id/contrib/cluster-stop.sh --dir /tmp/fw-deb-$id" > /dev/null 2>&1
 else
   bad "cluster did not start: $(tail -3 "$w/start.log")"
-  in_root "bash /build/deb-test/contrib/cluster-stop.sh --dir /tmp/fw-deb" > /dev/null 2>&1
+  in_root "bash /build/deb-test-$id/contrib/cluster-stop.sh --dir /tmp/fw-deb-$id" > /dev/null 2>&1
 fi
 
 in_root "dpkg --purge $pkg" > "$w/purge.log" 2>&1 && ok "dpkg --purge $pkg" || bad "purge failed"

@@ -39,7 +39,7 @@ step "Debian package: install, PluginDir cluster, job, purge (Debian 12)" \
 if [ "${FW_SKIP_SLURM_24_11:-0}" != 1 ]; then
   t0=$SECONDS
   if ! FW_DEB_OTHER="$deb22" bash "$top/contrib/trixie-test.sh" "$@"; then
-    echo "--- Slurm 24.11 stage failed; logs under $("$top/contrib/trixie-root.sh" --print-dir)/tmp/fairway-live-24.11" >&2
+    echo "--- Slurm 24.11 stage failed; logs under $("$top/contrib/trixie-root.sh" --print-dir)/tmp/fairway-live-24.11-*" >&2
     exit 1
   fi
   echo "==> Slurm 24.11 stage (root, build, live tests): $((SECONDS - t0)) s"
