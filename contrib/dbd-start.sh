@@ -41,7 +41,12 @@ for _ in $(seq 150); do
 done
 mariadb --no-defaults -S "$sock" -u root -e 'select 1' >/dev/null 2>&1 || die "MariaDB did not come up; see $dir/log/mariadb.log"
 pass=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+# The database exists before slurmdbd connects: when its first connect
+# fails with "Unknown database", slurmdbd creates it and connects again on
+# the same handle, and with libmariadb 3.4 (Debian 13) that connection then
+# fails every query that returns rows ("5027 Number of columns in result").
 mariadb --no-defaults -S "$sock" -u root <<EOF || die "cannot create the slurm database user"
+CREATE DATABASE IF NOT EXISTS slurm_acct_db;
 CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY '$pass';
 ALTER USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$pass';
 GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';

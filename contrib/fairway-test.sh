@@ -27,12 +27,19 @@ if ! bash "$top/testsuite/live/run.sh" "$@"; then
   exit 1
 fi
 echo "==> live-cluster tests, Slurm 22.05: $((SECONDS - t0)) s"
+# The Debian package for this Slurm: installed, used from PluginDir and
+# purged in a fresh Debian 12 root (nothing is installed on this machine).
+step "Debian package for Slurm 22.05 (build)" "$LOGDIR/deb-build.log" \
+  bash "$top/contrib/deb-build.sh" "$top/_logs/deb"
+deb22=$(tail -n1 "$LOGDIR/deb-build.log")
+step "Debian package: install, PluginDir cluster, job, purge (Debian 12)" \
+  "$LOGDIR/deb-test-22.05.log" bash "$top/contrib/deb-test.sh" bookworm "$deb22"
 # Second stage: the same live tests on Debian 13's Slurm 24.11, inside a
 # cached Debian 13 root (FW_SKIP_SLURM_24_11=1 leaves it out).
 if [ "${FW_SKIP_SLURM_24_11:-0}" != 1 ]; then
   t0=$SECONDS
-  if ! bash "$top/contrib/trixie-test.sh" "$@"; then
-    echo "--- Slurm 24.11 stage failed; logs under $("$top/contrib/trixie-root.sh" --print-dir)/tmp/fairway-live-24.11" >&2
+  if ! FW_DEB_OTHER="$deb22" bash "$top/contrib/trixie-test.sh" "$@"; then
+    echo "--- Slurm 24.11 stage failed; logs under $("$top/contrib/trixie-root.sh" --print-dir)/tmp/fairway-live-24.11-*" >&2
     exit 1
   fi
   echo "==> Slurm 24.11 stage (root, build, live tests): $((SECONDS - t0)) s"

@@ -25,29 +25,8 @@ PKGS+=,mariadb-server,mariadb-client
 PKGS+=,gcc,make,autoconf,automake,libtool,pkg-config,check,dpkg-dev,patch,xz-utils
 PKGS+=,python3,iproute2,util-linux,procps,valgrind,gdb,ca-certificates
 
-# URI of the machine's deb stanza (deb822 or one-line) serving suite $1.
-machine_uri() {
-  local suite=$1 f
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    awk -v want="$suite" '
-      /^[[:space:]]*$/ { if (deb && hit && uri) { print uri; exit } deb = hit = 0; uri = ""; next }
-      /^Types:/ { deb = ($0 ~ /[[:space:]]deb([[:space:]]|$)/) }
-      /^URIs:/ { uri = $2 }
-      /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == want) hit = 1 }
-      END { if (deb && hit && uri) print uri }' "$f" | head -n1
-  done | head -n1
-  if [ -f /etc/apt/sources.list ]; then
-    awk -v want="$suite" '$1 == "deb" && $3 == want { print $2; exit }' /etc/apt/sources.list
-  fi
-}
-
-mount_binds() {
-  local d
-  for d in proc sys dev dev/pts; do
-    mountpoint -q "$ROOT/$d" || mount --bind "/$d" "$ROOT/$d"
-  done
-}
+# machine_uri SUITE, mount_binds ROOT
+source "$(dirname "$0")/debian-root-lib.sh"
 
 create_root() {
   local main sec tmp
@@ -108,7 +87,7 @@ if [ ! -x "$ROOT/usr/sbin/slurmctld" ]; then
 else
   echo "trixie-root: cached root $ROOT"
 fi
-mount_binds
+mount_binds "$ROOT"
 # Name resolution as on the host (localhost for SlurmctldHost).
 cp -f /etc/hosts "$ROOT/etc/hosts"
 # Package scripts and daemons inside must not look for a running init.

@@ -427,7 +427,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* libslurm's plugins (auth, hash) must be loaded before any API call;
-	 * 22.05 loaded them on demand, 23.11+ aborts without this. */
+	 * 22.05 loaded them on demand, 24.11 aborts without this. */
 	slurm_init(NULL);
 	if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS) {
 		slurm_perror("fairway: cannot load the Slurm configuration");

@@ -41,6 +41,13 @@ sshare_usage() { # account [user]
   sshare_rows | awk -F'|' -v a="$1" -v u="${2:-}" '$1==a && $2==u {print $5; exit}'
 }
 
+# Does this Slurm's sprio take a job list (-j A,B)?  24.11.5's does not: it
+# parses the whole -j string for every id ("Invalid job id: A").
+sprio_takes_job_lists() { # jobid jobid
+  local out; out=$(sprio -h -j "$1,$2" -o %i 2>&1)
+  ! grep -q 'Invalid job id' <<< "$out"
+}
+
 # sprio_field JOBID FORMAT-LETTER: one weighted column of one job.
 sprio_field() { sprio -h -j "$1" -o "%$2" 2>/dev/null | awk 'NR==1{print $1}'; }
 

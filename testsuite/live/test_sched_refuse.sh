@@ -57,8 +57,11 @@ try_bad() { # value expected-message
   check "$value: slurmctld exits with an error" test "$rc" -ne 0 -a "$rc" -ne 124
   n=$(tail -n +$((before + 1)) "$log" | grep -c "$value")
   check_eq "$value: named in exactly one log line" 1 "$n"
+  # Both plugins read SchedulerParameters; the one slurmctld initialises
+  # first reports it (sched/fairway on 22.05, priority/fairway on 24.11).
   check "$value: that line gives file:line, key=value, reason and consequence" \
-    grep -qF "error: sched/fairway: $bad:$line: $value: SchedulerParameters: $want; refusing to start" \
+    grep -qF -e "error: sched/fairway: $bad:$line: $value: SchedulerParameters: $want; refusing to start" \
+      -e "error: priority/fairway: $bad:$line: $value: SchedulerParameters: $want; refusing to start" \
     <(tail -n +$((before + 1)) "$log")
 }
 try_bad "bf_window=2x" "not an integer, expected 1..43200 minutes"

@@ -154,46 +154,54 @@ int fw_slurm_conf_line(const char *key)
 	return k.line;
 }
 
+/* Where slurm.conf keys go, and the record of what was fed (the
+ * "Key=Value" lines of a kept configuration, see fw_slurm_load_config()). */
+struct feed {
+	struct fw_config *c;
+	struct fw_err *err;
+	struct fw_buf *rec;
+};
+
 /* Feed one slurm.conf key; on error err names the file, line, key and
  * value. */
-static int feed(struct fw_config *c, const char *key, const char *value,
-		struct fw_err *err)
+static int feed(struct feed *f, const char *key, const char *value)
 {
 	if (!value)
 		return 0;
-	return fw_config_slurm_at(c, key, value, slurm_conf.slurm_conf,
-				  fw_slurm_conf_line(key), err) == FW_CONF_ERR ? -1 : 0;
+	fw_buf_printf(f->rec, "%s=%s\n", key, value);
+	return fw_config_slurm_at(f->c, key, value, slurm_conf.slurm_conf,
+				  fw_slurm_conf_line(key), f->err) == FW_CONF_ERR ? -1 : 0;
 }
 
-static int feed_u(struct fw_config *c, const char *key, unsigned long v,
-		  const char *suffix, struct fw_err *err)
+static int feed_u(struct feed *f, const char *key, unsigned long v,
+		  const char *suffix)
 {
 	char buf[64];
 
 	snprintf(buf, sizeof(buf), "%lu%s", v, suffix);
-	return feed(c, key, buf, err);
+	return feed(f, key, buf);
 }
 
-static int feed_slurm_conf(struct fw_config *c, struct fw_err *err)
+static int feed_slurm_conf(struct feed *f)
 {
 	char flags[512];
 
 	flags_string(slurm_conf.priority_flags, flags, sizeof(flags));
-	return feed_u(c, "PriorityWeightAge", slurm_conf.priority_weight_age, "", err) ||
-	       feed_u(c, "PriorityWeightFairshare", slurm_conf.priority_weight_fs, "", err) ||
-	       feed_u(c, "PriorityWeightJobSize", slurm_conf.priority_weight_js, "", err) ||
-	       feed_u(c, "PriorityWeightPartition", slurm_conf.priority_weight_part, "", err) ||
-	       feed_u(c, "PriorityWeightQOS", slurm_conf.priority_weight_qos, "", err) ||
-	       feed_u(c, "PriorityWeightAssoc", slurm_conf.priority_weight_assoc, "", err) ||
-	       feed(c, "PriorityWeightTRES", slurm_conf.priority_weight_tres, err) ||
-	       feed_u(c, "PriorityMaxAge", slurm_conf.priority_max_age, "s", err) ||
-	       feed(c, "PriorityFavorSmall", slurm_conf.priority_favor_small ? "YES" : "NO", err) ||
-	       feed(c, "PriorityFlags", flags, err) ||
-	       feed_u(c, "PriorityCalcPeriod", slurm_conf.priority_calc_period, "s", err) ||
-	       feed_u(c, "PriorityDecayHalfLife", slurm_conf.priority_decay_hl, "s", err) ||
-	       feed(c, "PriorityUsageResetPeriod", reset_name(slurm_conf.priority_reset_period), err) ||
-	       feed_u(c, "FairShareDampeningFactor", slurm_conf.fs_dampening_factor, "", err) ||
-	       feed(c, "SchedulerParameters", slurm_conf.sched_params, err);
+	return feed_u(f, "PriorityWeightAge", slurm_conf.priority_weight_age, "") ||
+	       feed_u(f, "PriorityWeightFairshare", slurm_conf.priority_weight_fs, "") ||
+	       feed_u(f, "PriorityWeightJobSize", slurm_conf.priority_weight_js, "") ||
+	       feed_u(f, "PriorityWeightPartition", slurm_conf.priority_weight_part, "") ||
+	       feed_u(f, "PriorityWeightQOS", slurm_conf.priority_weight_qos, "") ||
+	       feed_u(f, "PriorityWeightAssoc", slurm_conf.priority_weight_assoc, "") ||
+	       feed(f, "PriorityWeightTRES", slurm_conf.priority_weight_tres) ||
+	       feed_u(f, "PriorityMaxAge", slurm_conf.priority_max_age, "s") ||
+	       feed(f, "PriorityFavorSmall", slurm_conf.priority_favor_small ? "YES" : "NO") ||
+	       feed(f, "PriorityFlags", flags) ||
+	       feed_u(f, "PriorityCalcPeriod", slurm_conf.priority_calc_period, "s") ||
+	       feed_u(f, "PriorityDecayHalfLife", slurm_conf.priority_decay_hl, "s") ||
+	       feed(f, "PriorityUsageResetPeriod", reset_name(slurm_conf.priority_reset_period)) ||
+	       feed_u(f, "FairShareDampeningFactor", slurm_conf.fs_dampening_factor, "") ||
+	       feed(f, "SchedulerParameters", slurm_conf.sched_params);
 }
 
 char *fw_slurm_fairway_conf_path(void)
@@ -209,32 +217,155 @@ char *fw_slurm_fairway_conf_path(void)
 	return path;
 }
 
-struct fw_config *fw_slurm_load_config(struct fw_err *err)
+/* The whole of a file (malloc'd, NUL-terminated): 1 read, 0 absent, -1
+ * error (errno). */
+static int read_whole(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	struct fw_buf b = { 0 };
+	char chunk[4096];
+	size_t n;
+
+	if (!f)
+		return errno == ENOENT ? 0 : -1;
+	fw_buf_append(&b, "", 0);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fw_buf_append(&b, chunk, n);
+	if (ferror(f)) {
+		fclose(f);
+		fw_buf_free(&b);
+		errno = EIO;
+		return -1;
+	}
+	fclose(f);
+	*buf = b.s;
+	*len = b.len;
+	return 1;
+}
+
+/* The separator between the slurm.conf keys and fairway.conf's text in a
+ * kept configuration. */
+#define KEPT_MARK "%%fairway.conf\n"
+
+/* The current configuration; *rec gets what it was built from. */
+static struct fw_config *load_current(struct fw_buf *rec, struct fw_err *err)
 {
 	struct fw_config *c = fw_config_new();
-	char *path = fw_slurm_fairway_conf_path();
+	struct feed f = { .c = c, .err = err, .rec = rec };
+	char *path = fw_slurm_fairway_conf_path(), *text = NULL;
+	size_t len = 0;
+	int r;
 
 	fw_err_clear(err);
-	if (feed_slurm_conf(c, err))
+	fw_buf_append(rec, "", 0);
+	if (feed_slurm_conf(&f))
 		goto fail;
-	if (access(path, F_OK) == 0) {
-		if (fw_config_load_file(c, path, err))
-			goto fail;
-	} else if (errno != ENOENT) {
-		fw_err_set(err, path, 0, NULL, NULL, "cannot access: %s",
+	fw_buf_append(rec, KEPT_MARK, strlen(KEPT_MARK));
+	r = read_whole(path, &text, &len);
+	if (r < 0) {
+		fw_err_set(err, path, 0, NULL, NULL, "cannot read: %s",
 			   strerror(errno));
 		goto fail;
+	}
+	if (r > 0) {
+		fw_buf_append(rec, text, len);
+		if (fw_config_load_buf(c, path, text, len, err))
+			goto fail;
 	}
 	if (fw_config_finish(c, err)) {
 		fw_err_locate(err, path, 0);
 		goto fail;
 	}
+	free(text);
 	free(path);
 	return c;
 fail:
+	free(text);
 	free(path);
 	fw_config_free(c);
 	return NULL;
+}
+
+/* A configuration kept by save_kept(); NULL if there is none or it no
+ * longer loads. */
+static struct fw_config *load_kept(const char *name)
+{
+	struct fw_config *c;
+	struct fw_err err;
+	char *buf = NULL, *line, *mark, msg[256];
+	size_t len;
+	int lineno = 0;
+
+	if (fw_state_read(name, &buf, &len, msg, sizeof(msg)) != 1)
+		return NULL;
+	mark = strstr(buf, KEPT_MARK);
+	if (!mark) {
+		free(buf);
+		return NULL;
+	}
+	*mark = '\0';
+	c = fw_config_new();
+	for (line = buf; *line; ) {
+		char *nl = strchr(line, '\n'), *eq = strchr(line, '=');
+
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		if (eq && eq < (nl ? nl : line + strlen(line))) {
+			*eq = '\0';
+			if (fw_config_slurm_at(c, line, eq + 1, name, lineno,
+					       &err) == FW_CONF_ERR)
+				goto fail;
+		}
+		line = nl ? nl + 1 : line + strlen(line);
+	}
+	mark += strlen(KEPT_MARK);
+	if (fw_config_load_buf(c, name, mark, len - (size_t)(mark - buf), &err) ||
+	    fw_config_finish(c, &err))
+		goto fail;
+	free(buf);
+	return c;
+fail:
+	free(buf);
+	fw_config_free(c);
+	return NULL;
+}
+
+static void save_kept(const char *name, const struct fw_buf *rec)
+{
+	char msg[512];
+
+	if (fw_state_write(name, rec->s, rec->len, msg, sizeof(msg)))
+		debug("fairway: cannot keep the accepted configuration: %s", msg);
+}
+
+bool fw_slurm_reconfig_reexec(void)
+{
+	/* Slurm 23.11+ re-executes slurmctld for a reconfigure and marks the
+	 * new process with this variable. */
+	return getenv("SLURMCTLD_RECONF") != NULL;
+}
+
+struct fw_config *fw_slurm_load_config(const char *service, bool *kept,
+				       struct fw_err *err)
+{
+	struct fw_buf rec = { 0 };
+	struct fw_config *c = load_current(&rec, err);
+	char name[64];
+
+	snprintf(name, sizeof(name), "fairway_%s_config", service);
+	*kept = false;
+	if (c) {
+		save_kept(name, &rec);
+	} else if (fw_slurm_reconfig_reexec()) {
+		/* 22.05 keeps the running configuration when a reconfigure
+		 * is rejected; a re-executed slurmctld has none, so it gets
+		 * the last accepted one back (err still says why). */
+		c = load_kept(name);
+		*kept = c != NULL;
+	}
+	fw_buf_free(&rec);
+	return c;
 }
 
 /* ----------------------------------------------------------- state files */

@@ -39,8 +39,17 @@ void fw_log_err(const char *plugin, const struct fw_err *err);
  * slurm.conf (a missing file means "no extensions").  Returns NULL with err
  * set (file, line, key, value) on any error.  Caller holds at least the
  * conf read lock, or runs where slurm_conf cannot change.
+ *
+ * An accepted configuration is kept in the state file
+ * fairway_<service>_config.  When slurmctld re-executed itself for a
+ * reconfigure (Slurm 23.11+) and the new configuration is rejected, the
+ * kept one is returned instead with *kept set and err describing the
+ * rejection: the previous configuration stays in effect, as on 22.05.
  */
-struct fw_config *fw_slurm_load_config(struct fw_err *err);
+struct fw_config *fw_slurm_load_config(const char *service, bool *kept,
+				       struct fw_err *err);
+/* True in a slurmctld that re-executed itself for a reconfigure. */
+bool fw_slurm_reconfig_reexec(void);
 /* Line of slurm.conf that sets key (the last one, Slurm's rule); 0 if it
  * is not set there (an Include'd file, or a default). */
 int fw_slurm_conf_line(const char *key);

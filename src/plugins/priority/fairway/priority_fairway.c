@@ -149,10 +149,11 @@ static int bind_tres_list(struct fw_config *c, struct fw_err *err)
 }
 
 /* The whole configuration, TRES bound; NULL with err on any error. */
-static struct fw_config *load_config(bool *tres_bound, struct fw_err *err)
+static struct fw_config *load_config(bool *tres_bound, bool *kept,
+				     struct fw_err *err)
 {
 	assoc_mgr_lock_t tres_read = { .tres = READ_LOCK };
-	struct fw_config *c = fw_slurm_load_config(err);
+	struct fw_config *c = fw_slurm_load_config("prio", kept, err);
 	int rc;
 
 	if (!c)
@@ -533,13 +534,15 @@ static void reload_config(void)
 	slurmctld_lock_t conf_read = { .conf = READ_LOCK };
 	struct fw_config *c;
 	struct fw_err err;
-	bool bound = false;
+	bool bound = false, kept;
 
 	lock_slurmctld(conf_read);
-	c = load_config(&bound, &err);
+	c = load_config(&bound, &kept, &err);
 	unlock_slurmctld(conf_read);
-	if (!c) {
+	if (!c || kept) {
+		/* (kept: the same configuration that is running) */
 		log_config_error(&err, "reconfigure rejected, the previous configuration stays in effect");
+		fw_config_free(c);
 		return;
 	}
 	pthread_mutex_lock(&pf.mu);
@@ -630,16 +633,22 @@ int init(void)
 {
 	struct fw_err err;
 	struct fw_config *c;
-	bool bound = false;
+	bool bound = false, kept;
 
 	if (!fw_in_slurmctld())
 		return SLURM_SUCCESS; /* sshare: only calc_fs_factor is used */
 	/* slurm_conf is stable here (init runs before any reconfigure). */
-	c = load_config(&bound, &err);
+	c = load_config(&bound, &kept, &err);
 	if (!c) {
 		log_config_error(&err, "refusing to start");
 		return SLURM_ERROR;
 	}
+	/* Slurm 23.11+ re-executes slurmctld for a reconfigure: this init is
+	 * the reconfigure, and a rejected configuration left the kept one. */
+	if (kept)
+		log_config_error(&err, "reconfigure rejected, the previous configuration stays in effect");
+	else if (fw_slurm_reconfig_reexec())
+		info("%s: configuration reloaded", PLUGIN);
 	pthread_mutex_lock(&pf.mu);
 	install_config(c, bound);
 	pf.stop = false;

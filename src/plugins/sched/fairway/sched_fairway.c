@@ -89,16 +89,25 @@ static void check_main_scheduler_handover(const struct fw_plan_conf *pc)
 static int load_config(bool at_init)
 {
 	struct fw_err err;
-	struct fw_config *c = fw_slurm_load_config(&err);
+	bool kept;
+	struct fw_config *c = fw_slurm_load_config("sched", &kept, &err);
+	char buf[1024];
 
-	if (!c) {
-		char buf[1024];
-
-		/* One line: what is wrong, where, and what happens now. */
-		error("%s: %s; %s", PLUGIN, fw_err_str(&err, buf, sizeof(buf)),
-		      at_init ? "refusing to start"
-			      : "reconfigure rejected, the previous configuration stays in effect");
-		return -1;
+	/* At init, a reconfigure's re-executed slurmctld (Slurm 23.11+) gets
+	 * the kept configuration back rather than stopping. */
+	if (!c || kept) {
+		/* One line: what is wrong, where, and what happens now.  A
+		 * reconfigure after the re-executed init rejected the same
+		 * slurm.conf again: said once already. */
+		if (kept && !at_init)
+			debug("%s: %s; the kept configuration stays", PLUGIN,
+			      fw_err_str(&err, buf, sizeof(buf)));
+		else
+			error("%s: %s; %s", PLUGIN, fw_err_str(&err, buf, sizeof(buf)),
+			      at_init && !kept ? "refusing to start"
+				      : "reconfigure rejected, the previous configuration stays in effect");
+		if (!c)
+			return -1;
 	}
 	pthread_mutex_lock(&sf.mu);
 	fw_config_free(sf.conf);
