@@ -85,6 +85,12 @@ START_TEST(task_counts_on_two_cpu_nodes)
 						    .pn_min_cpus = 2 });
 	ck_assert_uint_eq(s.nodes_min, 1);
 	ck_assert_uint_eq(s.cpus, 2);
+	/* -O -n 30 (overcommit): Slurm asks for max(-N, 1) = 1 CPU and the
+	 * adapter passes no task count: one node, one CPU. */
+	s = size_of(cl, 0, (struct fw_job_request){ .min_cpus = 1,
+						    .nodes_min = 1 });
+	ck_assert_uint_eq(s.nodes_min, 1);
+	ck_assert_uint_eq(s.cpus, 1);
 	/* -N 3 -n 3: the node count asked for wins over packing. */
 	s = size_of(cl, 0, (struct fw_job_request){ .ntasks = 3, .min_cpus = 3,
 						    .nodes_min = 3 });

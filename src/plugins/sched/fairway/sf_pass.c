@@ -437,7 +437,9 @@ static void job_request(job_record_t *job, struct fw_job_request *r)
 
 	memset(r, 0, sizeof(*r));
 	if (d) {
-		r->ntasks = given32(d->num_tasks);
+		/* --overcommit: tasks share CPUs; Slurm allocates only
+		 * min_cpus (one per node), so size by that, not by tasks. */
+		r->ntasks = d->overcommit ? 0 : given32(d->num_tasks);
 		r->cpus_per_task = given16(d->cpus_per_task);
 		r->ntasks_per_node = given16(d->ntasks_per_node);
 		r->min_cpus = given32(d->min_cpus);
