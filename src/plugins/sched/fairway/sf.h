@@ -89,6 +89,10 @@ extern struct sf sf;
 /* sf_cluster.c */
 int sf_cluster_refresh(struct fw_err *err);
 void sf_bits_from_slurm(struct fw_bitset *dst, bitstr_t *src);
+/* The planner's name of a GRES: "NAME", or "NAME:TYPE" for a typed one;
+ * nodes (sf_cluster.c) and jobs (sf_pass.c) must name them alike. */
+const char *sf_gres_key(char *buf, size_t len, const char *name,
+			const char *type);
 void sf_bits_to_slurm(bitstr_t *dst, const struct fw_bitset *src);
 bool sf_bitcopy_selftest(void);
 

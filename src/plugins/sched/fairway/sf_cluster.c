@@ -177,6 +177,16 @@ static uint32_t node_gpus(const node_record_t *n)
  */
 typedef void (*gres_visit_fn)(const char *name, uint64_t count, void *arg);
 
+const char *sf_gres_key(char *buf, size_t len, const char *name,
+			const char *type)
+{
+	if (type)
+		snprintf(buf, len, "%s:%s", name, type);
+	else
+		snprintf(buf, len, "%s", name);
+	return buf;
+}
+
 static void each_node_gres(const node_record_t *n, gres_visit_fn fn,
 			   void *arg)
 {
@@ -197,10 +207,9 @@ static void each_node_gres(const node_record_t *n, gres_visit_fn fn,
 		for (int t = 0; t < ns->type_cnt; t++) {
 			if (!ns->type_name || !ns->type_name[t])
 				continue;
-			snprintf(typed, sizeof(typed), "%s:%s", gs->gres_name,
-				 ns->type_name[t]);
-			fn(typed, ns->type_cnt_avail ? ns->type_cnt_avail[t] : 0,
-			   arg);
+			fn(sf_gres_key(typed, sizeof(typed), gs->gres_name,
+				       ns->type_name[t]),
+			   ns->type_cnt_avail ? ns->type_cnt_avail[t] : 0, arg);
 		}
 	}
 	list_iterator_destroy(it);

@@ -496,11 +496,7 @@ static struct fw_gres_count *job_gres(job_record_t *job, uint32_t nodes,
 		if (!js || !gs->gres_name ||
 		    (!xstrcmp(gs->gres_name, "gpu") && !js->type_name))
 			continue;
-		if (js->type_name)
-			snprintf(key, sizeof(key), "%s:%s", gs->gres_name,
-				 js->type_name);
-		else
-			snprintf(key, sizeof(key), "%s", gs->gres_name);
+		sf_gres_key(key, sizeof(key), gs->gres_name, js->type_name);
 		if ((idx = fw_cluster_gres_index(sf.cluster, key)) < 0)
 			continue;
 		xrecalloc(v, *n + 1, sizeof(*v));
