@@ -75,6 +75,9 @@ struct fw_partition_def {
 	int64_t max_time;		/* seconds; <= 0: unlimited */
 	uint32_t min_nodes;		/* 0: no limit */
 	uint32_t max_nodes;		/* 0: no limit */
+	bool whole_nodes;		/* jobs get whole nodes even on a
+					   shared cluster (Slurm's
+					   OverSubscribe=EXCLUSIVE) */
 };
 
 struct fw_cnode {
@@ -95,6 +98,7 @@ struct fw_cpart {
 	uint32_t priority_tier;
 	int64_t max_time;
 	uint32_t min_nodes, max_nodes;
+	bool whole_nodes;
 	uint32_t lo, hi;	/* word range of nodes */
 };
 
@@ -121,6 +125,8 @@ struct fw_cisland {
 
 struct fw_cluster {
 	uint32_t nnodes, nparts, nlics, ntypes, nislands, ngres;
+	bool shared;		/* nodes are shared between jobs (select/
+				   cons_tres): see fw_cluster_set_shared() */
 	char **gres_names;	/* "gpu:a100", "shard", "tmpdisk", ... */
 	struct fw_cnode *nodes;
 	struct fw_cpart *parts;
@@ -157,6 +163,15 @@ int32_t fw_cluster_add_license(struct fw_cluster *c, const char *name,
 int32_t fw_cluster_add_gres(struct fw_cluster *c, const char *name,
 			    struct fw_err *err);
 int32_t fw_cluster_gres_index(const struct fw_cluster *c, const char *name);
+/*
+ * Nodes may be shared between jobs (Slurm's select/cons_tres and
+ * cons_res): the plan then books CPUs, memory, GPUs and every GRES per node
+ * (fw_plan_share.c) instead of whole nodes, except for jobs that want
+ * whole nodes (fw_plan_job.exclusive, partitions with whole_nodes).
+ * Default: whole nodes (select/linear).  Before fw_cluster_finalize().
+ */
+int fw_cluster_set_shared(struct fw_cluster *c, bool shared,
+			  struct fw_err *err);
 /* Derive islands and node types; no more additions afterwards. */
 int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err);
 int32_t fw_cluster_node_index(const struct fw_cluster *c, const char *name);
@@ -263,6 +278,8 @@ struct fw_plan_job {
 				   reservation: start from fw_plan_job_init) */
 	uint32_t prio_reserve;	/* per-job threshold (QOS MinPrioThreshold);
 				   0 = bf_min_prio_reserve */
+	bool exclusive;		/* whole nodes even on a shared cluster
+				   (--exclusive) */
 };
 
 /* All fields zero/NULL except resv = -1 (no reservation). */
@@ -374,6 +391,8 @@ struct fw_plan_decision {
 	bool is_protected;	/* meets thresholds and depth */
 	bool backfilled;	/* START_NOW while a higher-priority job waits */
 	bool across_islands;	/* placed over several islands */
+	bool shared;		/* planned on parts of nodes (CPUs, memory,
+				   GRES per node), not whole nodes */
 	enum fw_plan_reason reason;	/* why not now (NONE for START_NOW) */
 	int32_t blocker;	/* RESERVED reason: seq of the job whose
 				   protected reservation takes the last nodes
@@ -408,6 +427,31 @@ int fw_plan_node_down(struct fw_plan *p, uint32_t node, struct fw_err *err);
 int fw_plan_add_running(struct fw_plan *p, const struct fw_bitset *nodes,
 			fw_time_t end, const struct fw_plan_lic *lics,
 			uint32_t nlics, struct fw_err *err);
+/*
+ * What a job holds (or will hold) on one node of a shared cluster: CPUs as
+ * the select plugin counts them, memory, GPUs of every type together, and
+ * each other GRES (typed GPUs such as "gpu:a100" count in both gpus and
+ * their own entry).
+ */
+struct fw_node_use {
+	uint32_t node;
+	uint32_t cpus;
+	uint64_t mem_mb;
+	uint32_t gpus;
+	const struct fw_gres_count *gres;
+	uint32_t ngres;
+};
+/*
+ * A running job that holds exactly u[0..n-1] (distinct nodes) until `end`
+ * (as fw_plan_add_running).  On a cluster that is not shared, or for a
+ * job that holds whole nodes, fw_plan_add_running is the same.  Amounts
+ * above what is left on a node (Slurm oversubscribed it) are clamped: the
+ * node is then full, and the plan never fails.
+ */
+int fw_plan_add_running_use(struct fw_plan *p, const struct fw_node_use *u,
+			    uint32_t n, fw_time_t end,
+			    const struct fw_plan_lic *lics, uint32_t nlics,
+			    struct fw_err *err);
 /* An advanced reservation; returns its index for fw_plan_job.resv. */
 int32_t fw_plan_add_resv(struct fw_plan *p, const char *name,
 			 const struct fw_bitset *nodes, fw_time_t start,
@@ -420,6 +464,12 @@ int32_t fw_plan_add_partial_resv(struct fw_plan *p, const char *name,
 				 const struct fw_bitset *nodes,
 				 fw_time_t start, fw_time_t end,
 				 struct fw_err *err);
+/* On a shared cluster: what partial reservation `resv` holds on its nodes
+ * (u[0..n-1]) while it is active; jobs outside it plan around that part
+ * instead of needing fw_plan_job.exc_nodes. */
+int fw_plan_resv_hold(struct fw_plan *p, int32_t resv,
+		      const struct fw_node_use *u, uint32_t n,
+		      struct fw_err *err);
 
 /*
  * Decide one job.  Jobs must come in fw_plan_job_cmp order (checked), so a
@@ -435,6 +485,10 @@ int fw_plan_decide(struct fw_plan *p, const struct fw_plan_job *job,
 /* The job started on `nodes` (NULL: the suggested d->nodes). */
 int fw_plan_started(struct fw_plan *p, const struct fw_bitset *nodes,
 		    struct fw_err *err);
+/* The same with what the job really got on each node (shared cluster:
+ * select_nodes() may give more than it asked for, e.g. whole cores). */
+int fw_plan_started_use(struct fw_plan *p, const struct fw_node_use *u,
+			uint32_t n, struct fw_err *err);
 /* The job could not be started: d is rewritten with the job's plan from
  * the next step on (backfill) or its blocked state (main pass). */
 int fw_plan_start_failed(struct fw_plan *p, struct fw_plan_decision *d,

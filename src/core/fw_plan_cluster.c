@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fw_plan.h"
+#include "fw_rtl.h"
 
 struct fw_cluster *fw_cluster_new(void)
 {
@@ -209,6 +210,7 @@ int32_t fw_cluster_add_partition(struct fw_cluster *c,
 	p->max_time = d->max_time > 0 ? d->max_time : 0;
 	p->min_nodes = d->min_nodes;
 	p->max_nodes = d->max_nodes;
+	p->whole_nodes = d->whole_nodes;
 	fw_bitset_word_range(p->nodes, &p->lo, &p->hi);
 	return (int32_t)c->nparts++;
 }
@@ -285,6 +287,21 @@ static uint32_t find_or_add_type(struct fw_cluster *c, const struct fw_cnode *n)
 	c->types[c->ntypes].gres = n->gres;
 	c->types[c->ntypes].nodes = fw_bitset_new(c->nnodes);
 	return c->ntypes++;
+}
+
+int fw_cluster_set_shared(struct fw_cluster *c, bool shared,
+			  struct fw_err *err)
+{
+	if (frozen(c, "cluster", NULL, err))
+		return -1;
+	/* Resources per node in the plan: CPUs, memory, GPUs, each GRES. */
+	if (shared && c->ngres + 3 > FW_RTL_MAXRES)
+		return fw_err_set(err, NULL, 0, "Gres", NULL,
+				  "%u generic resources: at most %u can be "
+				  "planned per node", c->ngres,
+				  FW_RTL_MAXRES - 3);
+	c->shared = shared;
+	return 0;
 }
 
 /* Islands by id; the nodes without an island (id -1) last. */
