@@ -9,6 +9,8 @@
 #     --nodes N          number of nodes n1..nN (default 4)
 #     --cpus C           CPUs per node (default 2)
 #     --mem MB           RealMemory per node (default 1000)
+#     --select-params P  SelectTypeParameters (default CR_CPU), e.g.
+#                        CR_Core_Memory; SelectType stays select/cons_tres
 #     --port P           SlurmctldPort; slurmd ports are P+1..P+N (default 17000)
 #     --plugins DIR      directory holding priority_fairway.so and
 #                        sched_fairway.so (default: <top>/plugins)
@@ -41,7 +43,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=fw; nodes=4; cpus=2; mem=1000; port=17000
 plugins="$top/plugins"; extra=""; fwconf=""; dbd=0; fairway=1; dir=""; gres=""
-dbdport=""; frontend=""; more_params=""
+dbdport=""; frontend=""; more_params=""; select_params=CR_CPU
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
     --nodes) nodes=$2; shift 2;;
     --cpus) cpus=$2; shift 2;;
     --mem) mem=$2; shift 2;;
+    --select-params) select_params=$2; shift 2;;
     --port) port=$2; shift 2;;
     --plugins) plugins=$2; shift 2;;
     --slurm-extra) extra=$2; shift 2;;
@@ -60,7 +63,7 @@ while [ $# -gt 0 ]; do
     --no-fairway) fairway=0; shift;;
     --sched-params) more_params=$2; shift 2;;
     --frontend) frontend=$2; shift 2;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0;;
     *) echo "cluster-start: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -205,7 +208,7 @@ SlurmdParameters=config_overrides
 ReturnToService=2
 MailProg=/bin/true
 SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
+SelectTypeParameters=$select_params
 MpiDefault=none
 PluginDir=$plugindir
 PriorityType=$prio_type

@@ -383,4 +383,34 @@ static inline bitstr_t *fw_switch_nodes(int i)
 #endif
 }
 
+
+/* ------------------------------------------------------- shared nodes */
+
+/* 25.11 renamed SelectTypeParameters' CR_* flags SELECT_* (same bits). */
+#if FW_SLURM_AT_LEAST(25, 11, 0)
+#define FW_CR_CPU SELECT_CPU
+#define FW_CR_SOCKET SELECT_SOCKET
+#define FW_CR_CORE SELECT_CORE
+#define FW_CR_MEMORY SELECT_MEMORY
+#else
+#define FW_CR_CPU CR_CPU
+#define FW_CR_SOCKET CR_SOCKET
+#define FW_CR_CORE CR_CORE
+#define FW_CR_MEMORY CR_MEMORY
+#endif
+
+/*
+ * Does the job want its nodes to itself (--exclusive, --exclusive=user or
+ * =mcs, a topology block)?  Up to 23.11 details->whole_node is a value
+ * (1 --exclusive, 2 =user, 3 =mcs); from 24.05 it is a set of bits
+ * (WHOLE_NODE_REQUIRED 0x1, _USER 0x2, _MCS 0x4, WHOLE_TOPO 0x8).  Either
+ * way zero means "shares nodes"; the planner gives every other kind whole
+ * nodes (for =user and =mcs an over-estimate: Slurm lets jobs of the same
+ * user or MCS label share them).
+ */
+static inline bool fw_job_whole_node(const job_record_t *job)
+{
+	return job->details && job->details->whole_node != 0;
+}
+
 #endif /* FW_COMPAT_H */

@@ -66,6 +66,11 @@ struct sf {
 	time_t cluster_node_stamp, cluster_part_stamp;
 	char **lic_names;                 /* cluster license index -> name */
 	int bit_word_off;                 /* first data word of a Slurm bitmap, -1: copy bit by bit */
+	/* Shared nodes (select/cons_tres, cons_res): per planner partition,
+	 * the CPUs of one allocation unit (a core's or a socket's threads)
+	 * and whether memory is a consumable resource there. */
+	uint32_t *part_cpu_unit;
+	bool *part_mem;
 	bool main_sched_off;              /* sched_interval=-1 given */
 
 	/* timing */
@@ -94,6 +99,11 @@ void sf_bits_from_slurm(struct fw_bitset *dst, bitstr_t *src);
 const char *sf_gres_key(char *buf, size_t len, const char *name,
 			const char *type);
 void sf_bits_to_slurm(bitstr_t *dst, const struct fw_bitset *src);
+/* SelectTypeParameters in effect for jobs of a partition (its own
+ * CR_Core/CR_Socket if any, as select/cons_tres applies them). */
+uint16_t sf_part_cr_type(const part_record_t *part);
+/* CPUs per core of a node as select/cons_tres allocates them. */
+uint32_t sf_node_tpc(const node_record_t *n);
 bool sf_bitcopy_selftest(void);
 
 /* sf_pass.c */

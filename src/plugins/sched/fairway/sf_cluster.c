@@ -277,6 +277,14 @@ static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 			d.name = n->name;
 			d.cpus = n->cpus;
 			d.mem_mb = n->real_memory;
+			if (c->shared) {
+				/* what cons_tres hands out: no specialised
+				 * cores, no MemSpecLimit */
+				if (n->cpus_efctv && n->cpus_efctv < n->cpus)
+					d.cpus = n->cpus_efctv;
+				d.mem_mb = n->real_memory > n->mem_spec_limit ?
+					   n->real_memory - n->mem_spec_limit : 0;
+			}
 			d.gpus = node_gpus(n);
 			each_node_gres(n, gres_collect, &g);
 			d.gres = g.v;
@@ -312,6 +320,8 @@ static int add_partitions(struct fw_cluster *c, struct fw_err *err)
 			.min_nodes = p->min_nodes == NO_VAL ? 0 : p->min_nodes,
 			.max_nodes = (p->max_nodes == INFINITE || p->max_nodes == NO_VAL) ?
 				0 : p->max_nodes,
+			/* OverSubscribe=EXCLUSIVE */
+			.whole_nodes = p->max_share == 0,
 		};
 
 		sf_bits_from_slurm(nodes, p->node_bitmap);
@@ -349,6 +359,84 @@ static int add_licenses(struct fw_cluster *c, struct fw_err *err)
 	return 0;
 }
 
+/* ------------------------------------------------------- shared nodes */
+
+/* select/cons_tres and select/cons_res give jobs parts of nodes;
+ * select/linear (and anything else) whole nodes. */
+static bool select_shares_nodes(void)
+{
+	const char *t = slurm_conf.select_type;
+
+	return t && (xstrcasestr(t, "cons_tres") || xstrcasestr(t, "cons_res"));
+}
+
+uint16_t sf_part_cr_type(const part_record_t *part)
+{
+	uint16_t cr = slurm_conf.select_type_param;
+
+	/* A partition's SelectTypeParameters replace the global CR_Core or
+	 * CR_Socket (and its _Memory) only when the global one is one of
+	 * those (select/cons_tres's rule). */
+	if (part && part->cr_type && (cr & (FW_CR_CORE | FW_CR_SOCKET))) {
+		cr &= ~(FW_CR_CORE | FW_CR_SOCKET | FW_CR_MEMORY);
+		cr |= part->cr_type;
+	}
+	return cr;
+}
+
+uint32_t sf_node_tpc(const node_record_t *n)
+{
+	return n->tpc ? n->tpc : 1;
+}
+
+/*
+ * CPUs of one allocation unit on node n: cons_tres never gives two jobs
+ * threads of one core (CR_Core, and CR_CPU when threads are configured:
+ * slurm.conf(5)), and with CR_Socket whole sockets.
+ */
+static uint32_t node_cpu_unit(const node_record_t *n, uint16_t cr)
+{
+	uint32_t u = sf_node_tpc(n);
+
+	if ((cr & FW_CR_SOCKET) && n->cores)
+		u *= n->cores;
+	return u;
+}
+
+/* Per planner partition: the largest allocation unit among its nodes
+ * (a job's CPUs per node are rounded up to it) and whether memory is
+ * consumable. */
+static void shared_part_info(struct fw_cluster *c)
+{
+	list_itr_t *it;
+	part_record_t *p;
+
+	xfree(sf.part_cpu_unit);
+	xfree(sf.part_mem);
+	sf.part_cpu_unit = xcalloc(c->nparts + 1, sizeof(uint32_t));
+	sf.part_mem = xcalloc(c->nparts + 1, sizeof(bool));
+	it = list_iterator_create(part_list);
+	while ((p = list_next(it))) {
+		int32_t k = fw_cluster_partition_index(c, p->name);
+		uint16_t cr = sf_part_cr_type(p);
+		uint32_t unit = 1;
+
+		if (k < 0)
+			continue;
+		for (int64_t i = p->node_bitmap ? bit_ffs(p->node_bitmap) : -1;
+		     i >= 0 && i < node_record_count; i++) {
+			node_record_t *n = node_record_table_ptr[i];
+
+			if (n && bit_test(p->node_bitmap, i) &&
+			    node_cpu_unit(n, cr) > unit)
+				unit = node_cpu_unit(n, cr);
+		}
+		sf.part_cpu_unit[k] = unit;
+		sf.part_mem[k] = (cr & FW_CR_MEMORY) != 0;
+	}
+	list_iterator_destroy(it);
+}
+
 /*
  * Rebuild the planner's cluster when its structure may have changed: a
  * reconfigure (nodes, licenses, topology), a partition change, or nodes
@@ -365,11 +453,24 @@ int sf_cluster_refresh(struct fw_err *err)
 	    sf.cluster->nnodes == (uint32_t)node_record_count)
 		return 0;
 	c = fw_cluster_new();
-	if (register_gres(c, err) || add_nodes(c, err) || add_partitions(c, err) ||
+	if (register_gres(c, err)) {
+		fw_cluster_free(c);
+		return -1;
+	}
+	if (select_shares_nodes() && fw_cluster_set_shared(c, true, err)) {
+		/* Too many GRES to plan per node: plan whole nodes, as
+		 * before shared planning existed, and say why. */
+		fw_log_err(PLUGIN, err);
+		error("%s: %s shares nodes, but sched/fairway plans whole nodes",
+		      PLUGIN, slurm_conf.select_type);
+	}
+	if (add_nodes(c, err) || add_partitions(c, err) ||
 	    add_licenses(c, err) || fw_cluster_finalize(c, err)) {
 		fw_cluster_free(c);
 		return -1;
 	}
+	if (c->shared)
+		shared_part_info(c);
 	fw_cluster_free(sf.cluster);
 	sf.cluster = c;
 	sf.cluster_node_stamp = slurm_conf.last_update;
