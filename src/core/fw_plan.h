@@ -535,6 +535,7 @@ struct fw_plan_result {
 	int32_t part;
 	uint32_t nnodes;
 	bool is_protected, backfilled, across_islands;
+	bool shared;		/* planned on parts of nodes */
 	enum fw_plan_reason reason;
 	int32_t blocker;	/* index into the jobs array, -1 */
 	int32_t blocker_lic;

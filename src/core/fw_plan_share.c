@@ -1,0 +1,174 @@
+/*
+ * fw_plan_share.c - the plan's shared-node layer: per-node CPUs, memory,
+ * GPUs and GRES over time (see fw_plan_share.h for how it sits beside the
+ * whole-node timeline).
+ *
+ * Everything here is a thin mapping from the planner's job and node terms
+ * to fw_rtl's K amounts; the timeline and its search are fw_rtl's.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_plan_share.h"
+
+static void node_capacity(const struct fw_cluster *cl, uint32_t i,
+			  int64_t *cap)
+{
+	const struct fw_cnode *n = &cl->nodes[i];
+
+	cap[FW_SHR_CPU] = n->cpus;
+	cap[FW_SHR_MEM] = (int64_t)n->mem_mb;
+	cap[FW_SHR_GPU] = n->gpus;
+	for (uint32_t g = 0; g < cl->ngres; g++)
+		cap[FW_SHR_GRES0 + g] = n->gres ? (int64_t)n->gres[g] : 0;
+}
+
+struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
+{
+	struct fw_share *s = fw_xcalloc(1, sizeof(*s));
+
+	s->cl = cl;
+	s->K = FW_SHR_GRES0 + cl->ngres;
+	s->rtl = fw_rtl_new(cl->nnodes, s->K, wslots);
+	s->req = fw_xcalloc(s->K, sizeof(int64_t));
+	s->amt = fw_xcalloc(s->K, sizeof(int64_t));
+	s->fmin = fw_xcalloc(s->K, sizeof(int64_t));
+	s->cand = fw_bitset_new(cl->nnodes);
+	s->sel = fw_xmalloc((cl->nnodes ? cl->nnodes : 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < cl->nnodes; i++) {
+		node_capacity(cl, i, s->amt);
+		/* Capacities are >= 0 and nothing is taken yet. */
+		fw_rtl_set_capacity(s->rtl, i, s->amt);
+	}
+	return s;
+}
+
+void fw_share_free(struct fw_share *s)
+{
+	if (!s)
+		return;
+	fw_rtl_free(s->rtl);
+	free(s->req);
+	free(s->amt);
+	free(s->fmin);
+	fw_bitset_free(s->cand);
+	free(s->sel);
+	free(s);
+}
+
+bool fw_share_job(const struct fw_cluster *cl, const struct fw_plan_job *j,
+		  int32_t q)
+{
+	return cl->shared && !j->exclusive && !cl->parts[q].whole_nodes &&
+	       j->resv < 0 && !j->req_nodes;
+}
+
+void fw_share_set_req(struct fw_share *s, const struct fw_plan_job *j)
+{
+	memset(s->req, 0, s->K * sizeof(int64_t));
+	s->req[FW_SHR_CPU] = j->cpus_per_node;
+	s->req[FW_SHR_MEM] = (int64_t)j->mem_per_node_mb;
+	s->req[FW_SHR_GPU] = j->gpus_per_node;
+	for (uint32_t g = 0; g < j->ngres; g++)
+		if (j->gres[g].idx < s->cl->ngres)
+			s->req[FW_SHR_GRES0 + j->gres[g].idx] +=
+				(int64_t)j->gres[g].count;
+}
+
+void fw_share_use_amounts(const struct fw_share *s,
+			  const struct fw_node_use *u, int64_t *out)
+{
+	memset(out, 0, s->K * sizeof(int64_t));
+	out[FW_SHR_CPU] = u->cpus;
+	out[FW_SHR_MEM] = (int64_t)u->mem_mb;
+	out[FW_SHR_GPU] = u->gpus;
+	for (uint32_t g = 0; g < u->ngres; g++)
+		if (u->gres[g].idx < s->cl->ngres)
+			out[FW_SHR_GRES0 + u->gres[g].idx] +=
+				(int64_t)u->gres[g].count;
+}
+
+void fw_share_take(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
+		   const int64_t *amt)
+{
+	if (node >= s->cl->nnodes || b <= a)
+		return;
+	fw_rtl_free_min(s->rtl, node, a, b, s->fmin);
+	for (uint32_t k = 0; k < s->K; k++) {
+		int64_t want = amt[k] > 0 ? amt[k] : 0;
+
+		s->fmin[k] = want < s->fmin[k] ? want : s->fmin[k];
+		if (s->fmin[k] < 0)
+			s->fmin[k] = 0;
+	}
+	/* Cannot fail: no amount exceeds the minimum free in [a, b). */
+	fw_rtl_take(s->rtl, node, a, b, s->fmin);
+}
+
+void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
+		       int32_t b)
+{
+	if (node >= s->cl->nnodes || b <= a)
+		return;
+	fw_rtl_free_min(s->rtl, node, a, b, s->fmin);
+	for (uint32_t k = 0; k < s->K; k++)
+		if (s->fmin[k] < 0)
+			s->fmin[k] = 0;
+	fw_rtl_take(s->rtl, node, a, b, s->fmin);
+}
+
+void fw_share_take_all_set(struct fw_share *s, const struct fw_bitset *nodes,
+			   int32_t a, int32_t b)
+{
+	int64_t i;
+
+	FW_BITSET_FOREACH(nodes, i) {
+		if ((uint32_t)i >= s->cl->nnodes)
+			break;
+		fw_share_take_all(s, (uint32_t)i, a, b);
+	}
+}
+
+bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
+		   int32_t b)
+{
+	return fw_rtl_fits(s->rtl, node, a, b, s->req);
+}
+
+static int32_t search(struct fw_share *s, const struct fw_bitset *cand,
+		      uint32_t n, int32_t d, int32_t smin, int32_t smax)
+{
+	struct fw_rtl_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.cand = cand;
+	q.n = n;
+	q.req = s->req;
+	q.d = d;
+	q.smin = smin;
+	q.smax = smax;
+	q.nodes = s->sel;
+	s->searches++;
+	fw_rtl_earliest(s->rtl, &q);
+	s->nodes_scanned += q.nodes_scanned;
+	s->nsel = q.start >= 0 ? n : 0;
+	return q.start;
+}
+
+int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
+			  uint32_t n, int32_t cmin, int32_t cmax, int32_t L0,
+			  int32_t L)
+{
+	if (n == 0 || n > s->cl->nnodes || cmin > cmax)
+		return -1;
+	/* A start now runs L0 slots (now is inside slot 0), later ones L. */
+	if (cmin == 0) {
+		if (search(s, cand, n, L0, 0, 0) == 0)
+			return 0;
+		cmin = 1;
+		if (cmin > cmax)
+			return -1;
+	}
+	return search(s, cand, n, L, cmin, cmax);
+}
