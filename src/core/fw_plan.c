@@ -1230,12 +1230,34 @@ static int32_t place_shared(struct fw_plan *p, const struct fw_plan_job *j,
  * both agree on a start. */
 static void evaluate_shared(struct fw_plan *p, const struct fw_plan_job *j,
 			    struct cand *cd, int32_t cmin, int32_t cmax,
-			    bool any0)
+			    bool any0, bool memo)
 {
 	int32_t c = cmin, c2;
+	int fk = fit_key(cd->fit, any0);
+	int64_t dkey = j->time_limit > 0 ? j->time_limit : INT64_MAX;
 
 	cd->shared = true;
 	fw_share_set_req(p->sh, j);
+	if (memo) {
+		bool valid;
+		int32_t lb = fw_share_known(p->sh, (uint32_t)cd->cls, fk,
+					    j->nodes_min, dkey, p->tl.gen,
+					    &valid);
+
+		/* An unprotected job changes nothing: an identical shape's
+		 * answer stands while nothing changed since. */
+		if (lb == FW_TL_INF || (valid && !cd->prot && lb > 0)) {
+			p->stats.cache_hits++;
+			if (lb == FW_TL_INF)
+				return cand_static(cd, FW_PLAN_NOT_IN_WINDOW,
+						   FW_REASON_NONE);
+			cd->c = lb;
+			cd->kind = FW_PLAN_RESERVED;
+			return;
+		}
+		if (lb > c)
+			c = lb;
+	}
 	p->stats.searches++;
 	for (;;) {
 		if (j->nlics)
@@ -1250,6 +1272,9 @@ static void evaluate_shared(struct fw_plan *p, const struct fw_plan_job *j,
 		}
 		c = c2;
 	}
+	if (memo)
+		fw_share_remember(p->sh, (uint32_t)cd->cls, fk, j->nodes_min,
+				  dkey, p->tl.gen, c < 0 ? FW_TL_INF : c);
 	if (c < 0)
 		return cand_static(cd, FW_PLAN_NOT_IN_WINDOW, FW_REASON_NONE);
 	cd->c = c;
@@ -1370,7 +1395,9 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 		   (p->depth == 0 || p->part_resv[q] < p->depth);
 
 	if (p->sh && fw_share_job(cl, j, q))
-		return evaluate_shared(p, j, cd, cmin, cmax, any0);
+		return evaluate_shared(p, j, cd, cmin, cmax, any0,
+				       pass == FW_PASS_BACKFILL && !custom &&
+				       !j->nlics && !from_next_step);
 
 	plain = pass == FW_PASS_BACKFILL && !custom && !j->req_nodes &&
 		!j->nlics && !from_next_step;

@@ -12,6 +12,15 @@
 
 #include "fw_plan_share.h"
 
+struct shr_ent {
+	uint64_t h;
+	uint32_t cls, n;
+	int64_t d;
+	uint64_t gen;
+	int32_t c;
+	uint8_t fit, used;
+};
+
 static void node_capacity(const struct fw_cluster *cl, uint32_t i,
 			  int64_t *cap)
 {
@@ -54,6 +63,8 @@ void fw_share_free(struct fw_share *s)
 	free(s->fmin);
 	fw_bitset_free(s->cand);
 	free(s->sel);
+	free(s->memo);
+	free(s->memo_req);
 	free(s);
 }
 
@@ -171,4 +182,107 @@ int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
 			return -1;
 	}
 	return search(s, cand, n, L, cmin, cmax);
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t shape_hash(const struct fw_share *s, uint32_t cls, int fit,
+			   uint32_t n, int64_t d)
+{
+	uint64_t h = mix(((uint64_t)cls << 40) ^ ((uint64_t)fit << 32) ^ n);
+
+	h = mix(h ^ (uint64_t)d);
+	for (uint32_t k = 0; k < s->K; k++)
+		h = mix(h ^ (uint64_t)s->req[k]);
+	return h;
+}
+
+/* The slot of a shape: its entry, or the empty slot where it goes. */
+static uint32_t memo_slot(const struct fw_share *s, uint64_t h, uint32_t cls,
+			  int fit, uint32_t n, int64_t d)
+{
+	uint32_t i = (uint32_t)h & (s->memo_cap - 1);
+
+	while (s->memo[i].used) {
+		const struct shr_ent *e = &s->memo[i];
+
+		if (e->h == h && e->cls == cls && e->fit == fit && e->n == n &&
+		    e->d == d && !memcmp(s->memo_req + (size_t)i * s->K,
+					 s->req, s->K * sizeof(int64_t)))
+			return i;
+		i = (i + 1) & (s->memo_cap - 1);
+	}
+	return i;
+}
+
+int32_t fw_share_known(struct fw_share *s, uint32_t cls, int fit,
+		       uint32_t n, int64_t d, uint64_t gen, bool *valid)
+{
+	uint32_t i;
+
+	*valid = false;
+	if (!s->memo_cap)
+		return 0;
+	i = memo_slot(s, shape_hash(s, cls, fit, n, d), cls, fit, n, d);
+	if (!s->memo[i].used)
+		return 0;
+	*valid = s->memo[i].gen == gen;
+	return s->memo[i].c;
+}
+
+static void memo_grow(struct fw_share *s)
+{
+	struct shr_ent *old = s->memo;
+	int64_t *oreq = s->memo_req, *req = s->req;
+	uint32_t ocap = s->memo_cap;
+
+	s->memo_cap = ocap ? ocap * 2 : 256;
+	s->memo = fw_xcalloc(s->memo_cap, sizeof(*s->memo));
+	s->memo_req = fw_xmalloc((size_t)s->memo_cap * s->K * sizeof(int64_t));
+	for (uint32_t i = 0; i < ocap; i++) {
+		uint32_t j;
+
+		if (!old[i].used)
+			continue;
+		s->req = oreq + (size_t)i * s->K;
+		j = memo_slot(s, old[i].h, old[i].cls, old[i].fit, old[i].n,
+			      old[i].d);
+		s->memo[j] = old[i];
+		memcpy(s->memo_req + (size_t)j * s->K, s->req,
+		       s->K * sizeof(int64_t));
+	}
+	s->req = req;
+	free(old);
+	free(oreq);
+}
+
+void fw_share_remember(struct fw_share *s, uint32_t cls, int fit,
+		       uint32_t n, int64_t d, uint64_t gen, int32_t c)
+{
+	uint64_t h;
+	uint32_t i;
+
+	if (2 * (s->memo_n + 1) > s->memo_cap)
+		memo_grow(s);
+	h = shape_hash(s, cls, fit, n, d);
+	i = memo_slot(s, h, cls, fit, n, d);
+	if (!s->memo[i].used) {
+		s->memo_n++;
+		s->memo[i].used = 1;
+		s->memo[i].h = h;
+		s->memo[i].cls = cls;
+		s->memo[i].fit = (uint8_t)fit;
+		s->memo[i].n = n;
+		s->memo[i].d = d;
+		memcpy(s->memo_req + (size_t)i * s->K, s->req,
+		       s->K * sizeof(int64_t));
+	}
+	s->memo[i].gen = gen;
+	s->memo[i].c = c;
 }

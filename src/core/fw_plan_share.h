@@ -35,6 +35,10 @@ struct fw_share {
 	uint32_t *sel;		/* nodes the last search chose */
 	uint32_t nsel;
 	uint64_t searches, nodes_scanned;
+	/* Earlier answers of this plan (fw_share_known). */
+	struct shr_ent *memo;
+	uint32_t memo_cap, memo_n;
+	int64_t *memo_req;	/* memo_cap * K */
 };
 
 /* A share layer for cl (shared, finalised) over wslots slots, every node
@@ -76,5 +80,17 @@ bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
 int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
 			  uint32_t n, int32_t cmin, int32_t cmax, int32_t L0,
 			  int32_t L);
+
+/*
+ * Answers of earlier searches in this plan, by shape: (node-set class,
+ * island fit key, nodes, duration, s->req).  A plan only ever takes, so an
+ * earlier answer c for the same shape is a lower bound for a later search
+ * (FW_RTL_INF: none in the window), and the answer itself while the
+ * timeline generation `gen` is unchanged (*valid).  0 when unknown.
+ */
+int32_t fw_share_known(struct fw_share *s, uint32_t cls, int fit,
+		       uint32_t n, int64_t d, uint64_t gen, bool *valid);
+void fw_share_remember(struct fw_share *s, uint32_t cls, int fit,
+		       uint32_t n, int64_t d, uint64_t gen, int32_t c);
 
 #endif /* FW_PLAN_SHARE_H */

@@ -544,6 +544,22 @@ static void pscen_build(struct pscen *S, uint64_t seed)
 		*j = sh_job(k + 1, 1000 - k, 1 + rnd(&r, 3),
 			    1 + rnd(&r, 8), 500 * (1 + rnd(&r, 8)),
 			    (int64_t)(1 + rnd(&r, 25)) * MIN);
+		/* Half the queue repeats an earlier shape (arrays, users
+		 * submitting the same job): the plan's shape memo is used. */
+		if (k > 0 && rnd(&r, 2)) {
+			const struct fw_plan_job *o = &S->jobs[rnd(&r, k)];
+
+			j->nodes_min = o->nodes_min;
+			j->cpus_per_node = o->cpus_per_node;
+			j->mem_per_node_mb = o->mem_per_node_mb;
+			j->time_limit = o->time_limit;
+			j->gpus_per_node = o->gpus_per_node;
+			S->jg[k] = S->jg[o - S->jobs];
+			j->gres = o->gres ? &S->jg[k] : NULL;
+			j->ngres = o->ngres;
+			j->exclusive = o->exclusive;
+			continue;
+		}
 		j->exclusive = rnd(&r, 8) == 0;
 		if (rnd(&r, 5) == 0) {
 			j->gpus_per_node = 1;
