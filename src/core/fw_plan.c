@@ -283,6 +283,7 @@ struct cand {
 	enum fw_fit fit;
 	int32_t L0, L;
 	bool shared;		/* searched on parts of nodes (fw_share) */
+	bool sel_valid;		/* p->sel holds its nodes (not a memo hit) */
 	const uint64_t *E;	/* final node set searched */
 	const uint64_t *Eb;	/* same before main-pass blocking */
 	uint32_t lo, hi;
@@ -746,7 +747,9 @@ int fw_plan_add_running(struct fw_plan *p, const struct fw_bitset *nodes,
 	fw_tl_occupy(&p->tl, nodes, 0, b, lics, nlics,
 		     FW_TL_AVAIL | FW_TL_FREE);
 	if (p->sh)
-		fw_share_take_all_set(p->sh, nodes, 0, b);
+		fw_share_take_all_set(p->sh, nodes, 0, b,
+				      (struct fw_share_owner){ FW_HOLD_RUNNING,
+							       0 });
 	fw_bitset_andnot(p->idle, nodes);
 	p->idle_gen++;
 	for (uint32_t k = 0; k < nlics; k++)
@@ -782,15 +785,19 @@ static struct fw_bitset *uses_set(struct fw_plan *p,
 }
 
 /* Book u[0..n-1] over [a, b) in both views: the amounts per node, and
- * the nodes out of the whole-node view (they are not entirely free). */
+ * the nodes out of the whole-node view (they are not entirely free).
+ * Running jobs are named by their own ids (u[k].job). */
 static void take_uses(struct fw_plan *p, const struct fw_node_use *u,
-		      uint32_t n, int32_t a, int32_t b, int views)
+		      uint32_t n, int32_t a, int32_t b, int views,
+		      struct fw_share_owner o)
 {
 	int64_t *amt = fw_xmalloc(p->sh->K * sizeof(int64_t));
 
 	for (uint32_t k = 0; k < n; k++) {
+		if (o.kind == FW_HOLD_RUNNING)
+			o.id = u[k].job;
 		fw_share_use_amounts(p->sh, &u[k], amt);
-		fw_share_take(p->sh, u[k].node, a, b, amt);
+		fw_share_take(p->sh, u[k].node, a, b, amt, o);
 	}
 	free(amt);
 	fw_tl_occupy(&p->tl, uses_set(p, u, n), a, b, NULL, 0, views);
@@ -817,7 +824,8 @@ int fw_plan_add_running_use(struct fw_plan *p, const struct fw_node_use *u,
 	b = end <= 0 ? FW_TL_INF : end_slot(p, end);
 	if (b < 1)
 		b = 1;	/* overdue: still busy in the current step */
-	take_uses(p, u, n, 0, b, FW_TL_AVAIL | FW_TL_FREE);
+	take_uses(p, u, n, 0, b, FW_TL_AVAIL | FW_TL_FREE,
+		  (struct fw_share_owner){ FW_HOLD_RUNNING, 0 });
 	fw_tl_occupy(&p->tl, p->no_nodes, 0, b, lics, nlics, FW_TL_AVAIL |
 		     FW_TL_FREE);
 	fw_bitset_andnot(p->idle, uses_set(p, u, n));
@@ -853,7 +861,9 @@ static int32_t add_resv(struct fw_plan *p, const char *name,
 		fw_tl_occupy(&p->tl, nodes, a, b, NULL, 0, FW_TL_AVAIL);
 	/* Jobs outside it that share nodes keep off its nodes as well. */
 	if (b > a && !partial && p->sh)
-		fw_share_take_all_set(p->sh, nodes, a, b);
+		fw_share_take_all_set(p->sh, nodes, a, b,
+				      (struct fw_share_owner){ FW_HOLD_RESV,
+							       p->nresv });
 	p->resv = fw_xrealloc(p->resv, (p->nresv + 1) * sizeof(*p->resv));
 	p->tresv = fw_xrealloc(p->tresv, (p->nresv + 1) * sizeof(*p->tresv));
 	r = &p->resv[p->nresv];
@@ -900,7 +910,8 @@ int fw_plan_resv_hold(struct fw_plan *p, int32_t resv,
 	if (!p->sh || r->b <= r->a)
 		return 0;
 	/* The reservation's own jobs (free view) may still use the node. */
-	take_uses(p, u, n, r->a, r->b, FW_TL_AVAIL);
+	take_uses(p, u, n, r->a, r->b, FW_TL_AVAIL,
+		  (struct fw_share_owner){ FW_HOLD_RESV, (uint32_t)resv });
 	return 0;
 }
 
@@ -1173,8 +1184,9 @@ static void shared_cand(struct fw_plan *p, const struct cand *cd, int32_t k)
 }
 
 /* Keep the share layer's chosen nodes as the plan's selection. */
-static void keep_shared_sel(struct fw_plan *p)
+static void keep_shared_sel(struct fw_plan *p, struct cand *cd)
 {
+	cd->sel_valid = true;
 	memcpy(p->sel, p->sh->sel, p->sh->nsel * sizeof(uint32_t));
 	p->nsel = p->sh->nsel;
 }
@@ -1197,7 +1209,7 @@ static int32_t place_shared(struct fw_plan *p, const struct fw_plan_job *j,
 		best = fw_share_earliest(p->sh, p->sh->cand, n, c, cmax,
 					 cd->L0, cd->L);
 		if (best >= 0)
-			keep_shared_sel(p);
+			keep_shared_sel(p, cd);
 		return best;
 	}
 	for (k = 0; k < (int32_t)p->cl->nislands; k++) {
@@ -1210,7 +1222,7 @@ static int32_t place_shared(struct fw_plan *p, const struct fw_plan_job *j,
 		if (ck >= 0 && (best < 0 || ck < best)) {
 			best = ck;
 			cd->island = k;
-			keep_shared_sel(p);
+			keep_shared_sel(p, cd);
 		}
 	}
 	if (any0 && best != 0 && c == 0) {
@@ -1218,7 +1230,7 @@ static int32_t place_shared(struct fw_plan *p, const struct fw_plan_job *j,
 		if (fw_share_earliest(p->sh, p->sh->cand, n, 0, 0, cd->L0,
 				      cd->L) == 0) {
 			cd->island = -1;
-			keep_shared_sel(p);
+			keep_shared_sel(p, cd);
 			return 0;
 		}
 	}
@@ -1624,14 +1636,16 @@ static uint32_t choose_shared(struct fw_plan *p, const struct cand *cd,
 /* A protected reservation (or start) of the selection over [a, b): the
  * job's amounts per node for a sharing job, whole nodes otherwise. */
 static void book_sel(struct fw_plan *p, const struct fw_plan_job *j,
-		     bool shared, int32_t a, int32_t b)
+		     uint32_t seq, bool shared, int32_t a, int32_t b)
 {
+	struct fw_share_owner o = { FW_HOLD_PLANNED, seq };
+
 	if (p->sh && shared) {
 		fw_share_set_req(p->sh, j);
 		for (uint32_t k = 0; k < p->nsel; k++)
-			fw_share_take(p->sh, p->sel[k], a, b, p->sh->req);
+			fw_share_take(p->sh, p->sel[k], a, b, p->sh->req, o);
 	} else if (p->sh) {
-		fw_share_take_all_set(p->sh, p->nodes, a, b);
+		fw_share_take_all_set(p->sh, p->nodes, a, b, o);
 	}
 	fw_tl_occupy_words(&p->tl, p->nodes->w,
 			   p->nsel ? p->sel[0] >> 6 : 0,
@@ -1883,6 +1897,15 @@ static int32_t end_of(int32_t c, int32_t L0, int32_t L)
 	return c + L;
 }
 
+/* What holds the waiting node-sharing job's planned nodes until its
+ * start (before its own booking). */
+static void set_holders(struct fw_plan *p, const struct cand *cd,
+			struct fw_plan_decision *d)
+{
+	d->nholders = fw_share_holders(p->sh, p->sel, p->nsel, cd->c);
+	d->holders = p->sh->hold;
+}
+
 /* Turn the best candidate into the decision (and commit a reservation). */
 static void conclude(struct fw_plan *p, const struct fw_plan_job *j,
 		     enum fw_plan_pass pass, const struct cand *cd,
@@ -1936,7 +1959,9 @@ static void conclude(struct fw_plan *p, const struct fw_plan_job *j,
 			d->nodes = p->nodes;
 			d->shared = cd->shared;
 			d->across_islands = spans_islands(p);
-			book_sel(p, j, cd->shared, cd->c, b);
+			if (cd->shared && cd->sel_valid)
+				set_holders(p, cd, d);
+			book_sel(p, j, seq, cd->shared, cd->c, b);
 			add_rrec(p, j, seq, cd->c, b);
 			p->part_resv[cd->part]++;
 			p->stats.reserved++;
@@ -1944,6 +1969,8 @@ static void conclude(struct fw_plan *p, const struct fw_plan_job *j,
 			d->kind = FW_PLAN_ESTIMATED;
 			d->nnodes = j->nodes_min;
 			d->shared = cd->shared;
+			if (cd->shared && cd->sel_valid)
+				set_holders(p, cd, d);
 			p->stats.estimated++;
 		}
 	} else {
@@ -2091,6 +2118,7 @@ int fw_plan_started(struct fw_plan *p, const struct fw_bitset *nodes,
 		    struct fw_err *err)
 {
 	const struct fw_plan_job *j = p->pend.job;
+	struct fw_share_owner o = { FW_HOLD_PLANNED, p->pend.seq };
 
 	if (!p->pend.active)
 		return fw_err_set(err, NULL, 0, NULL, NULL,
@@ -2107,10 +2135,10 @@ int fw_plan_started(struct fw_plan *p, const struct fw_bitset *nodes,
 			if ((uint32_t)i >= p->cl->nnodes)
 				break;
 			fw_share_take(p->sh, (uint32_t)i, 0, p->pend.L0,
-				      p->sh->req);
+				      p->sh->req, o);
 		}
 	} else if (p->sh) {
-		fw_share_take_all_set(p->sh, nodes, 0, p->pend.L0);
+		fw_share_take_all_set(p->sh, nodes, 0, p->pend.L0, o);
 	}
 	fw_tl_occupy(&p->tl, nodes, 0, p->pend.L0, j->lics, j->nlics,
 		     FW_TL_AVAIL | FW_TL_FREE);
@@ -2130,7 +2158,9 @@ int fw_plan_started_use(struct fw_plan *p, const struct fw_node_use *u,
 	if (check_uses(p, u, n, "started job", err))
 		return -1;
 	if (p->sh && p->pend.shared) {
-		take_uses(p, u, n, 0, p->pend.L0, FW_TL_AVAIL | FW_TL_FREE);
+		take_uses(p, u, n, 0, p->pend.L0, FW_TL_AVAIL | FW_TL_FREE,
+			  (struct fw_share_owner){ FW_HOLD_PLANNED,
+						   p->pend.seq });
 		fw_tl_occupy(&p->tl, p->no_nodes, 0, p->pend.L0, j->lics,
 			     j->nlics, FW_TL_AVAIL | FW_TL_FREE);
 		return started_done(p, uses_set(p, u, n));

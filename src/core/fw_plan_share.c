@@ -12,6 +12,12 @@
 
 #include "fw_plan_share.h"
 
+struct shr_book {
+	int32_t a, b;
+	struct fw_share_owner o;
+	int32_t next;		/* older booking of the same node, -1 */
+};
+
 struct shr_ent {
 	uint64_t h;
 	uint32_t cls, n;
@@ -45,6 +51,9 @@ struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
 	s->fmin = fw_xcalloc(s->K, sizeof(int64_t));
 	s->cand = fw_bitset_new(cl->nnodes);
 	s->sel = fw_xmalloc((cl->nnodes ? cl->nnodes : 1) * sizeof(uint32_t));
+	s->head = fw_xmalloc((cl->nnodes ? cl->nnodes : 1) * sizeof(int32_t));
+	for (uint32_t i = 0; i < cl->nnodes; i++)
+		s->head[i] = -1;
 	for (uint32_t i = 0; i < cl->nnodes; i++) {
 		node_capacity(cl, i, s->amt);
 		/* Capacities are >= 0 and nothing is taken yet. */
@@ -65,6 +74,8 @@ void fw_share_free(struct fw_share *s)
 	free(s->sel);
 	free(s->memo);
 	free(s->memo_req);
+	free(s->book);
+	free(s->head);
 	free(s);
 }
 
@@ -100,11 +111,29 @@ void fw_share_use_amounts(const struct fw_share *s,
 				(int64_t)u->gres[g].count;
 }
 
+static void log_booking(struct fw_share *s, uint32_t node, int32_t a,
+			int32_t b, struct fw_share_owner o)
+{
+	struct shr_book *k;
+
+	if (s->nbook == s->capbook) {
+		s->capbook = s->capbook ? s->capbook * 2 : 256;
+		s->book = fw_xrealloc(s->book, s->capbook * sizeof(*s->book));
+	}
+	k = &s->book[s->nbook];
+	k->a = a;
+	k->b = b;
+	k->o = o;
+	k->next = s->head[node];
+	s->head[node] = (int32_t)s->nbook++;
+}
+
 void fw_share_take(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
-		   const int64_t *amt)
+		   const int64_t *amt, struct fw_share_owner o)
 {
 	if (node >= s->cl->nnodes || b <= a)
 		return;
+	log_booking(s, node, a, b, o);
 	fw_rtl_free_min(s->rtl, node, a, b, s->fmin);
 	for (uint32_t k = 0; k < s->K; k++) {
 		int64_t want = amt[k] > 0 ? amt[k] : 0;
@@ -118,10 +147,11 @@ void fw_share_take(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
 }
 
 void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
-		       int32_t b)
+		       int32_t b, struct fw_share_owner o)
 {
 	if (node >= s->cl->nnodes || b <= a)
 		return;
+	log_booking(s, node, a, b, o);
 	fw_rtl_free_min(s->rtl, node, a, b, s->fmin);
 	for (uint32_t k = 0; k < s->K; k++)
 		if (s->fmin[k] < 0)
@@ -130,15 +160,47 @@ void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
 }
 
 void fw_share_take_all_set(struct fw_share *s, const struct fw_bitset *nodes,
-			   int32_t a, int32_t b)
+			   int32_t a, int32_t b, struct fw_share_owner o)
 {
 	int64_t i;
 
 	FW_BITSET_FOREACH(nodes, i) {
 		if ((uint32_t)i >= s->cl->nnodes)
 			break;
-		fw_share_take_all(s, (uint32_t)i, a, b);
+		fw_share_take_all(s, (uint32_t)i, a, b, o);
 	}
+}
+
+static bool have_holder(const struct fw_share *s, uint32_t n,
+			struct fw_share_owner o)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (s->hold[k].kind == o.kind && s->hold[k].id == o.id)
+			return true;
+	return false;
+}
+
+uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
+			  uint32_t n, int32_t c)
+{
+	uint32_t nh = 0;
+
+	for (uint32_t m = 0; m < n && c > 0; m++)
+		for (int32_t k = s->head[sel[m]]; k >= 0; k = s->book[k].next) {
+			const struct shr_book *b = &s->book[k];
+
+			/* Clamped like the timeline: b past W is forever. */
+			if (b->a > c - 1 || b->b <= c - 1 ||
+			    have_holder(s, nh, b->o))
+				continue;
+			if (nh == FW_PLAN_MAX_HOLDERS)
+				return nh;
+			s->hold[nh].kind = b->o.kind;
+			s->hold[nh].id = b->o.id;
+			s->hold[nh].node = sel[m];
+			nh++;
+		}
+	return nh;
 }
 
 bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,

@@ -35,6 +35,11 @@ struct fw_share {
 	uint32_t *sel;		/* nodes the last search chose */
 	uint32_t nsel;
 	uint64_t searches, nodes_scanned;
+	/* What was booked where (fw_share_holders): a list per node. */
+	struct shr_book *book;
+	uint32_t nbook, capbook;
+	int32_t *head;		/* nnodes: newest booking, -1 */
+	struct fw_plan_holder hold[FW_PLAN_MAX_HOLDERS];
 	/* Earlier answers of this plan (fw_share_known). */
 	struct shr_ent *memo;
 	uint32_t memo_cap, memo_n;
@@ -58,16 +63,28 @@ void fw_share_set_req(struct fw_share *s, const struct fw_plan_job *j);
 void fw_share_use_amounts(const struct fw_share *s,
 			  const struct fw_node_use *u, int64_t *out);
 
+/* Who books: kind and id as in struct fw_plan_holder. */
+struct fw_share_owner {
+	enum fw_hold_kind kind;
+	uint32_t id;
+};
 /* Take amt from node over [a, b), at most what is free there (Slurm may
  * have oversubscribed it: the node is then full, the plan never fails). */
 void fw_share_take(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
-		   const int64_t *amt);
+		   const int64_t *amt, struct fw_share_owner o);
 /* Take everything still free on node over [a, b) (a whole-node use). */
 void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
-		       int32_t b);
+		       int32_t b, struct fw_share_owner o);
 /* The same for every node of a set. */
 void fw_share_take_all_set(struct fw_share *s, const struct fw_bitset *nodes,
-			   int32_t a, int32_t b);
+			   int32_t a, int32_t b, struct fw_share_owner o);
+/*
+ * What holds part of nodes sel[0..n-1] during slot c - 1 (c > 0): the
+ * bookings whose end lets a job start at c there.  Into s->hold, each
+ * owner once; returns how many.
+ */
+uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
+			  uint32_t n, int32_t c);
 
 /* Does node have s->req free during [a, b)? */
 bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,

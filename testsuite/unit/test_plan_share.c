@@ -120,7 +120,9 @@ static void world_free(struct world *w)
 static void run_use(struct world *w, uint32_t node, uint32_t cpus,
 		    uint64_t mem, fw_time_t end)
 {
-	struct fw_node_use u = { .node = node, .cpus = cpus, .mem_mb = mem };
+	/* Running jobs are named 1000 + node for the holder checks. */
+	struct fw_node_use u = { .node = node, .job = 1000 + node,
+				 .cpus = cpus, .mem_mb = mem };
 	struct fw_err e;
 
 	ck_assert_int_eq(fw_plan_add_running_use(w->p, &u, 1, end, NULL, 0,
@@ -217,8 +219,17 @@ START_TEST(protected_job_not_delayed_by_backfill)
 	ck_assert(d.is_protected);
 	ck_assert_int_eq(d.start, NOW + 60 * MIN);
 	ck_assert_int_eq(d.nnodes, 2);
+	/* What it waits for: n2's running job (n1's ends at +30 min). */
+	ck_assert_int_eq(d.nholders, 1);
+	ck_assert_int_eq(d.holders[0].kind, FW_HOLD_RUNNING);
+	ck_assert_int_eq(d.holders[0].id, 1001);
+	ck_assert_int_eq(d.holders[0].node, 1);
 	ck_assert_int_eq(decide(&w, &longj, &d), FW_PLAN_ESTIMATED);
 	ck_assert_int_eq(d.start, NOW + 120 * MIN);
+	/* ... and the 2-hour job waits for big's reservation (seq 0). */
+	ck_assert_int_eq(d.nholders, 1);
+	ck_assert_int_eq(d.holders[0].kind, FW_HOLD_PLANNED);
+	ck_assert_int_eq(d.holders[0].id, 0);
 	ck_assert_int_eq(decide(&w, &shortj, &d), FW_PLAN_START_NOW);
 	ck_assert(fw_bitset_test(d.nodes, 0) || fw_bitset_test(d.nodes, 1));
 	world_free(&w);
