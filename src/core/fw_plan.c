@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "fw_plan.h"
+#include "fw_plan_share.h"
 #include "fw_plan_tl.h"
 
 #define NOT_WAITING UINT32_MAX
@@ -281,6 +282,8 @@ struct cand {
 	bool prot;
 	enum fw_fit fit;
 	int32_t L0, L;
+	bool shared;		/* searched on parts of nodes (fw_share) */
+	bool sel_valid;		/* p->sel holds its nodes (not a memo hit) */
 	const uint64_t *E;	/* final node set searched */
 	const uint64_t *Eb;	/* same before main-pass blocking */
 	uint32_t lo, hi;
@@ -295,6 +298,7 @@ struct pending {
 	uint32_t seq;
 	int32_t part;
 	int32_t L0;
+	bool shared;
 };
 
 struct fw_plan {
@@ -309,6 +313,7 @@ struct fw_plan {
 
 	struct fw_tl tl;
 	struct fw_scratch sc;
+	struct fw_share *sh;		/* shared cluster: per-node amounts */
 	struct fw_bitset *usable;	/* cluster usable minus plan's down */
 	struct fw_bitset *idle;		/* run view: usable, not running/started */
 	uint64_t idle_gen;		/* bumped whenever idle changes */
@@ -601,6 +606,8 @@ struct fw_plan *fw_plan_new(const struct fw_cluster *cl,
 	for (uint32_t l = 0; l < cl->nlics; l++)
 		p->lic_idle[l] = cl->lics[l].total;
 	fw_tl_init(&p->tl, cl, p->wslots, p->usable);
+	if (cl->shared)
+		p->sh = fw_share_new(cl, p->wslots);
 	fw_scratch_init(&p->sc, p->W);
 	p->tvw = (cl->ntypes + 63) / 64;
 	p->tv = fw_xcalloc(p->tvw ? p->tvw : 1, sizeof(uint64_t));
@@ -626,6 +633,7 @@ void fw_plan_free(struct fw_plan *p)
 		return;
 	fw_tl_free(&p->tl);
 	fw_scratch_free(&p->sc);
+	fw_share_free(p->sh);
 	fw_bitset_free(p->usable);
 	fw_bitset_free(p->idle);
 	free(p->lic_idle);
@@ -738,7 +746,89 @@ int fw_plan_add_running(struct fw_plan *p, const struct fw_bitset *nodes,
 	}
 	fw_tl_occupy(&p->tl, nodes, 0, b, lics, nlics,
 		     FW_TL_AVAIL | FW_TL_FREE);
+	if (p->sh)
+		fw_share_take_all_set(p->sh, nodes, 0, b,
+				      (struct fw_share_owner){ FW_HOLD_RUNNING,
+							       0 });
 	fw_bitset_andnot(p->idle, nodes);
+	p->idle_gen++;
+	for (uint32_t k = 0; k < nlics; k++)
+		p->lic_idle[lics[k].idx] -= lics[k].count;
+	return 0;
+}
+
+static int check_uses(const struct fw_plan *p, const struct fw_node_use *u,
+		      uint32_t n, const char *what, struct fw_err *err)
+{
+	if (n && !u)
+		return fw_err_set(err, NULL, 0, what, NULL, "node list missing");
+	for (uint32_t k = 0; k < n; k++) {
+		if (u[k].node >= p->cl->nnodes)
+			return fw_err_set(err, NULL, 0, what, NULL,
+					  "node index %u out of range",
+					  u[k].node);
+		if (u[k].ngres && !u[k].gres)
+			return fw_err_set(err, NULL, 0, what, NULL,
+					  "GRES list missing");
+	}
+	return 0;
+}
+
+/* The nodes of a use list as p->tmp. */
+static struct fw_bitset *uses_set(struct fw_plan *p,
+				  const struct fw_node_use *u, uint32_t n)
+{
+	fw_bitset_clear_all(p->tmp);
+	for (uint32_t k = 0; k < n; k++)
+		fw_bitset_set(p->tmp, u[k].node);
+	return p->tmp;
+}
+
+/* Book u[0..n-1] over [a, b) in both views: the amounts per node, and
+ * the nodes out of the whole-node view (they are not entirely free).
+ * Running jobs are named by their own ids (u[k].job). */
+static void take_uses(struct fw_plan *p, const struct fw_node_use *u,
+		      uint32_t n, int32_t a, int32_t b, int views,
+		      struct fw_share_owner o)
+{
+	int64_t *amt = fw_xmalloc(p->sh->K * sizeof(int64_t));
+
+	for (uint32_t k = 0; k < n; k++) {
+		if (o.kind == FW_HOLD_RUNNING)
+			o.id = u[k].job;
+		fw_share_use_amounts(p->sh, &u[k], amt);
+		fw_share_take(p->sh, u[k].node, a, b, amt, o);
+	}
+	free(amt);
+	fw_tl_occupy(&p->tl, uses_set(p, u, n), a, b, NULL, 0, views);
+}
+
+int fw_plan_add_running_use(struct fw_plan *p, const struct fw_node_use *u,
+			    uint32_t n, fw_time_t end,
+			    const struct fw_plan_lic *lics, uint32_t nlics,
+			    struct fw_err *err)
+{
+	int32_t b;
+
+	if (setup_open(p, "running job", err) ||
+	    check_uses(p, u, n, "running job", err) ||
+	    check_lics(p, lics, nlics, err))
+		return -1;
+	if (!p->sh) {
+		struct fw_bitset *set = fw_bitset_dup(uses_set(p, u, n));
+		int rc = fw_plan_add_running(p, set, end, lics, nlics, err);
+
+		fw_bitset_free(set);
+		return rc;
+	}
+	b = end <= 0 ? FW_TL_INF : end_slot(p, end);
+	if (b < 1)
+		b = 1;	/* overdue: still busy in the current step */
+	take_uses(p, u, n, 0, b, FW_TL_AVAIL | FW_TL_FREE,
+		  (struct fw_share_owner){ FW_HOLD_RUNNING, 0 });
+	fw_tl_occupy(&p->tl, p->no_nodes, 0, b, lics, nlics, FW_TL_AVAIL |
+		     FW_TL_FREE);
+	fw_bitset_andnot(p->idle, uses_set(p, u, n));
 	p->idle_gen++;
 	for (uint32_t k = 0; k < nlics; k++)
 		p->lic_idle[lics[k].idx] -= lics[k].count;
@@ -769,6 +859,11 @@ static int32_t add_resv(struct fw_plan *p, const char *name,
 	fw_tl_enable_free(&p->tl);
 	if (b > a && !partial)
 		fw_tl_occupy(&p->tl, nodes, a, b, NULL, 0, FW_TL_AVAIL);
+	/* Jobs outside it that share nodes keep off its nodes as well. */
+	if (b > a && !partial && p->sh)
+		fw_share_take_all_set(p->sh, nodes, a, b,
+				      (struct fw_share_owner){ FW_HOLD_RESV,
+							       p->nresv });
 	p->resv = fw_xrealloc(p->resv, (p->nresv + 1) * sizeof(*p->resv));
 	p->tresv = fw_xrealloc(p->tresv, (p->nresv + 1) * sizeof(*p->tresv));
 	r = &p->resv[p->nresv];
@@ -797,6 +892,27 @@ int32_t fw_plan_add_partial_resv(struct fw_plan *p, const char *name,
 				 struct fw_err *err)
 {
 	return add_resv(p, name, nodes, start, end, true, err);
+}
+
+int fw_plan_resv_hold(struct fw_plan *p, int32_t resv,
+		      const struct fw_node_use *u, uint32_t n,
+		      struct fw_err *err)
+{
+	const struct advres *r;
+
+	if (setup_open(p, "Reservation", err) ||
+	    check_uses(p, u, n, "Reservation", err))
+		return -1;
+	if (resv < 0 || (uint32_t)resv >= p->nresv || !p->resv[resv].partial)
+		return fw_err_set(err, NULL, 0, "Reservation", NULL,
+				  "%d is not a partial reservation", resv);
+	r = &p->resv[resv];
+	if (!p->sh || r->b <= r->a)
+		return 0;
+	/* The reservation's own jobs (free view) may still use the node. */
+	take_uses(p, u, n, r->a, r->b, FW_TL_AVAIL,
+		  (struct fw_share_owner){ FW_HOLD_RESV, (uint32_t)resv });
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1056,6 +1172,127 @@ static void cand_static(struct cand *cd, enum fw_plan_kind k,
 	cd->reason = r;
 }
 
+/* s->cand = the candidate words of cd, inside island k (-1: any). */
+static void shared_cand(struct fw_plan *p, const struct cand *cd, int32_t k)
+{
+	struct fw_bitset *c = p->sh->cand;
+	const uint64_t *im = k >= 0 ? p->cl->islands[k].nodes->w : NULL;
+
+	fw_bitset_clear_all(c);
+	for (uint32_t w = cd->lo; w < cd->hi; w++)
+		c->w[w] = im ? cd->E[w] & im[w] : cd->E[w];
+}
+
+/* Keep the share layer's chosen nodes as the plan's selection. */
+static void keep_shared_sel(struct fw_plan *p, struct cand *cd)
+{
+	cd->sel_valid = true;
+	memcpy(p->sel, p->sh->sel, p->sh->nsel * sizeof(uint32_t));
+	p->nsel = p->sh->nsel;
+}
+
+/*
+ * Earliest start of a node-sharing job from slot c on: any nodes, or one
+ * island (fit ISLAND: the earliest island wins, ties the lowest; with
+ * any0, a start now across islands beats a later one inside one).
+ */
+static int32_t place_shared(struct fw_plan *p, const struct fw_plan_job *j,
+			    struct cand *cd, int32_t c, int32_t cmax,
+			    bool any0)
+{
+	uint32_t n = j->nodes_min;
+	int32_t best = -1, k;
+
+	cd->island = -1;
+	if (cd->fit == FW_FIT_ANY) {
+		shared_cand(p, cd, -1);
+		best = fw_share_earliest(p->sh, p->sh->cand, n, c, cmax,
+					 cd->L0, cd->L);
+		if (best >= 0)
+			keep_shared_sel(p, cd);
+		return best;
+	}
+	for (k = 0; k < (int32_t)p->cl->nislands; k++) {
+		int32_t ck;
+
+		shared_cand(p, cd, k);
+		ck = fw_share_earliest(p->sh, p->sh->cand, n, c,
+				       best >= 0 ? best - 1 : cmax, cd->L0,
+				       cd->L);
+		if (ck >= 0 && (best < 0 || ck < best)) {
+			best = ck;
+			cd->island = k;
+			keep_shared_sel(p, cd);
+		}
+	}
+	if (any0 && best != 0 && c == 0) {
+		shared_cand(p, cd, -1);
+		if (fw_share_earliest(p->sh, p->sh->cand, n, 0, 0, cd->L0,
+				      cd->L) == 0) {
+			cd->island = -1;
+			keep_shared_sel(p, cd);
+			return 0;
+		}
+	}
+	return best;
+}
+
+/* evaluate() for a job that may share nodes: per-node amounts in the
+ * share layer, licenses in the whole-node timeline, alternately until
+ * both agree on a start. */
+static void evaluate_shared(struct fw_plan *p, const struct fw_plan_job *j,
+			    struct cand *cd, int32_t cmin, int32_t cmax,
+			    bool any0, bool memo)
+{
+	int32_t c = cmin, c2;
+	int fk = fit_key(cd->fit, any0);
+	int64_t dkey = j->time_limit > 0 ? j->time_limit : INT64_MAX;
+
+	cd->shared = true;
+	fw_share_set_req(p->sh, j);
+	if (memo) {
+		bool valid;
+		int32_t lb = fw_share_known(p->sh, (uint32_t)cd->cls, fk,
+					    j->nodes_min, dkey, p->tl.gen,
+					    &valid);
+
+		/* An unprotected job changes nothing: an identical shape's
+		 * answer stands while nothing changed since. */
+		if (lb == FW_TL_INF || (valid && !cd->prot && lb > 0)) {
+			p->stats.cache_hits++;
+			if (lb == FW_TL_INF)
+				return cand_static(cd, FW_PLAN_NOT_IN_WINDOW,
+						   FW_REASON_NONE);
+			cd->c = lb;
+			cd->kind = FW_PLAN_RESERVED;
+			return;
+		}
+		if (lb > c)
+			c = lb;
+	}
+	p->stats.searches++;
+	for (;;) {
+		if (j->nlics)
+			c = fw_tl_lics_earliest(&p->tl, j->lics, j->nlics, c,
+						cmax, cd->L0, cd->L);
+		if (c < 0)
+			break;
+		c2 = place_shared(p, j, cd, c, cmax, any0);
+		if (c2 == c || c2 < 0 || !j->nlics) {
+			c = c2;
+			break;
+		}
+		c = c2;
+	}
+	if (memo)
+		fw_share_remember(p->sh, (uint32_t)cd->cls, fk, j->nodes_min,
+				  dkey, p->tl.gen, c < 0 ? FW_TL_INF : c);
+	if (c < 0)
+		return cand_static(cd, FW_PLAN_NOT_IN_WINDOW, FW_REASON_NONE);
+	cd->c = c;
+	cd->kind = c == 0 ? FW_PLAN_START_NOW : FW_PLAN_RESERVED;
+}
+
 static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 		     int32_t q, enum fw_plan_pass pass, int32_t cmin,
 		     struct cand *cd)
@@ -1168,6 +1405,11 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 
 	cd->prot = pass == FW_PASS_BACKFILL && meets_thresholds(p, j) &&
 		   (p->depth == 0 || p->part_resv[q] < p->depth);
+
+	if (p->sh && fw_share_job(cl, j, q))
+		return evaluate_shared(p, j, cd, cmin, cmax, any0,
+				       pass == FW_PASS_BACKFILL && !custom &&
+				       !j->nlics && !from_next_step);
 
 	plain = pass == FW_PASS_BACKFILL && !custom && !j->req_nodes &&
 		!j->nlics && !from_next_step;
@@ -1352,6 +1594,65 @@ static uint32_t choose_nodes(struct fw_plan *p, const struct cand *cd,
 	return p->nsel;
 }
 
+/* p->nodes = the selection p->sel[0..nsel-1]. */
+static void sel_to_nodes(struct fw_plan *p)
+{
+	fw_bitset_clear_all(p->nodes);
+	for (uint32_t k = 0; k < p->nsel; k++)
+		fw_bitset_set(p->nodes, p->sel[k]);
+}
+
+/*
+ * A node-sharing job starting now: allowed = every candidate node (inside
+ * the chosen island) with the job's amounts free for its whole run, nodes
+ * = the search's choice, widened up to `want` from allowed.
+ */
+static uint32_t choose_shared(struct fw_plan *p, const struct cand *cd,
+			      uint32_t want)
+{
+	int64_t i;
+
+	shared_cand(p, cd, cd->island);
+	fw_bitset_clear_all(p->allowed);
+	FW_BITSET_FOREACH(p->sh->cand, i) {
+		if ((uint32_t)i >= p->cl->nnodes)
+			break;
+		if (fw_share_fits(p->sh, (uint32_t)i, 0, cd->L0))
+			fw_bitset_set(p->allowed, (uint32_t)i);
+	}
+	sel_to_nodes(p);
+	FW_BITSET_FOREACH(p->allowed, i) {
+		if (p->nsel >= want)
+			break;
+		if (!fw_bitset_test(p->nodes, (uint32_t)i)) {
+			fw_bitset_set(p->nodes, (uint32_t)i);
+			p->sel[p->nsel++] = (uint32_t)i;
+		}
+	}
+	qsort(p->sel, p->nsel, sizeof(*p->sel), u32_cmp);
+	return p->nsel;
+}
+
+/* A protected reservation (or start) of the selection over [a, b): the
+ * job's amounts per node for a sharing job, whole nodes otherwise. */
+static void book_sel(struct fw_plan *p, const struct fw_plan_job *j,
+		     uint32_t seq, bool shared, int32_t a, int32_t b)
+{
+	struct fw_share_owner o = { FW_HOLD_PLANNED, seq };
+
+	if (p->sh && shared) {
+		fw_share_set_req(p->sh, j);
+		for (uint32_t k = 0; k < p->nsel; k++)
+			fw_share_take(p->sh, p->sel[k], a, b, p->sh->req, o);
+	} else if (p->sh) {
+		fw_share_take_all_set(p->sh, p->nodes, a, b, o);
+	}
+	fw_tl_occupy_words(&p->tl, p->nodes->w,
+			   p->nsel ? p->sel[0] >> 6 : 0,
+			   p->nsel ? (p->sel[p->nsel - 1] >> 6) + 1 : 0,
+			   a, b, j->lics, j->nlics, FW_TL_AVAIL | FW_TL_FREE);
+}
+
 static bool spans_islands(const struct fw_plan *p)
 {
 	const struct fw_cluster *cl = p->cl;
@@ -1370,6 +1671,38 @@ static uint32_t count_words(const uint64_t *x, uint32_t lo, uint32_t hi)
 	for (uint32_t w = lo; w < hi; w++)
 		c += fw_popcount64(x[w]);
 	return c;
+}
+
+/*
+ * Why can a node-sharing job not start now?  Its nodes lack the amounts it
+ * needs (Resources; GPUs for a GRES job), or in the main pass it would fit
+ * on nodes that a higher-priority job blocked (Priority).
+ */
+static void classify_shared(struct fw_plan *p, const struct fw_plan_job *j,
+			    const struct cand *cd, enum fw_plan_pass pass,
+			    struct fw_plan_decision *d)
+{
+	uint32_t fit = 0, lo, hi;
+
+	d->reason = j->gpus_per_node || j->ngres ? FW_REASON_GPUS :
+		    FW_REASON_NODES;
+	if (pass != FW_PASS_MAIN || cd->Eb == cd->E)
+		return;
+	fw_share_set_req(p->sh, j);
+	fw_bitset_word_range(p->Eb, &lo, &hi);
+	for (uint32_t w = lo; w < hi; w++) {
+		uint64_t x = cd->Eb[w];
+
+		for (; x; x &= x - 1) {
+			uint32_t i = w * 64 + fw_ctz64(x);
+
+			if (fw_share_fits(p->sh, i, 0, cd->L0) &&
+			    ++fit >= j->nodes_min) {
+				d->reason = FW_REASON_PRIORITY;
+				return;
+			}
+		}
+	}
 }
 
 /*
@@ -1398,6 +1731,8 @@ static void classify(struct fw_plan *p, const struct fw_plan_job *j,
 		d->reason = FW_REASON_RESV_TIME;
 		return;
 	}
+	if (cd->shared)
+		return classify_shared(p, j, cd, pass, d);
 	/* Idle nodes the job could use: per class, counted once for every
 	 * change of the idle set (a long queue repeats a few classes). */
 	if (cd->cls >= 0) {
@@ -1562,6 +1897,15 @@ static int32_t end_of(int32_t c, int32_t L0, int32_t L)
 	return c + L;
 }
 
+/* What holds the waiting node-sharing job's planned nodes until its
+ * start (before its own booking). */
+static void set_holders(struct fw_plan *p, const struct cand *cd,
+			struct fw_plan_decision *d)
+{
+	d->nholders = fw_share_holders(p->sh, p->sel, p->nsel, cd->c);
+	d->holders = p->sh->hold;
+}
+
 /* Turn the best candidate into the decision (and commit a reservation). */
 static void conclude(struct fw_plan *p, const struct fw_plan_job *j,
 		     enum fw_plan_pass pass, const struct cand *cd,
@@ -1584,7 +1928,9 @@ static void conclude(struct fw_plan *p, const struct fw_plan_job *j,
 		d->reason = FW_REASON_NONE;
 		d->start = p->now;
 		d->end = j->time_limit > 0 ? p->now + j->time_limit : 0;
-		d->nnodes = choose_nodes(p, cd, j, want, true);
+		d->nnodes = cd->shared ? choose_shared(p, cd, want) :
+			    choose_nodes(p, cd, j, want, true);
+		d->shared = cd->shared;
 		d->allowed = p->allowed;
 		d->nodes = p->nodes;
 		d->backfilled = pass == FW_PASS_BACKFILL && p->nwaiting > 0;
@@ -1595,6 +1941,7 @@ static void conclude(struct fw_plan *p, const struct fw_plan_job *j,
 		p->pend.seq = seq;
 		p->pend.part = cd->part;
 		p->pend.L0 = cd->L0;
+		p->pend.shared = cd->shared;
 		return;
 	}
 	if (cd->kind == FW_PLAN_RESERVED) {
@@ -1604,20 +1951,26 @@ static void conclude(struct fw_plan *p, const struct fw_plan_job *j,
 			int32_t b = end_of(cd->c, cd->L0, cd->L);
 
 			d->kind = FW_PLAN_RESERVED;
-			d->nnodes = choose_nodes(p, cd, j, j->nodes_min, false);
+			if (cd->shared)
+				sel_to_nodes(p);
+			else
+				choose_nodes(p, cd, j, j->nodes_min, false);
+			d->nnodes = p->nsel;
 			d->nodes = p->nodes;
+			d->shared = cd->shared;
 			d->across_islands = spans_islands(p);
-			fw_tl_occupy_words(&p->tl, p->nodes->w,
-					   p->nsel ? p->sel[0] >> 6 : 0,
-					   p->nsel ? (p->sel[p->nsel - 1] >> 6) + 1 : 0,
-					   cd->c, b, j->lics, j->nlics,
-					   FW_TL_AVAIL | FW_TL_FREE);
+			if (cd->shared && cd->sel_valid)
+				set_holders(p, cd, d);
+			book_sel(p, j, seq, cd->shared, cd->c, b);
 			add_rrec(p, j, seq, cd->c, b);
 			p->part_resv[cd->part]++;
 			p->stats.reserved++;
 		} else {
 			d->kind = FW_PLAN_ESTIMATED;
 			d->nnodes = j->nodes_min;
+			d->shared = cd->shared;
+			if (cd->shared && cd->sel_valid)
+				set_holders(p, cd, d);
 			p->stats.estimated++;
 		}
 	} else {
@@ -1759,10 +2112,13 @@ int fw_plan_decide(struct fw_plan *p, const struct fw_plan_job *j,
 	return decide_backfill(p, j, d);
 }
 
+static int started_done(struct fw_plan *p, const struct fw_bitset *nodes);
+
 int fw_plan_started(struct fw_plan *p, const struct fw_bitset *nodes,
 		    struct fw_err *err)
 {
 	const struct fw_plan_job *j = p->pend.job;
+	struct fw_share_owner o = { FW_HOLD_PLANNED, p->pend.seq };
 
 	if (!p->pend.active)
 		return fw_err_set(err, NULL, 0, NULL, NULL,
@@ -1771,8 +2127,56 @@ int fw_plan_started(struct fw_plan *p, const struct fw_bitset *nodes,
 		nodes = p->nodes;
 	if (check_set(p, nodes, "started job", err))
 		return -1;
+	if (p->sh && p->pend.shared) {
+		int64_t i;
+
+		fw_share_set_req(p->sh, j);
+		FW_BITSET_FOREACH(nodes, i) {
+			if ((uint32_t)i >= p->cl->nnodes)
+				break;
+			fw_share_take(p->sh, (uint32_t)i, 0, p->pend.L0,
+				      p->sh->req, o);
+		}
+	} else if (p->sh) {
+		fw_share_take_all_set(p->sh, nodes, 0, p->pend.L0, o);
+	}
 	fw_tl_occupy(&p->tl, nodes, 0, p->pend.L0, j->lics, j->nlics,
 		     FW_TL_AVAIL | FW_TL_FREE);
+	return started_done(p, nodes);
+}
+
+int fw_plan_started_use(struct fw_plan *p, const struct fw_node_use *u,
+			uint32_t n, struct fw_err *err)
+{
+	const struct fw_plan_job *j = p->pend.job;
+	struct fw_bitset *set;
+	int rc;
+
+	if (!p->pend.active)
+		return fw_err_set(err, NULL, 0, NULL, NULL,
+				  "no START_NOW decision to report on");
+	if (check_uses(p, u, n, "started job", err))
+		return -1;
+	if (p->sh && p->pend.shared) {
+		take_uses(p, u, n, 0, p->pend.L0, FW_TL_AVAIL | FW_TL_FREE,
+			  (struct fw_share_owner){ FW_HOLD_PLANNED,
+						   p->pend.seq });
+		fw_tl_occupy(&p->tl, p->no_nodes, 0, p->pend.L0, j->lics,
+			     j->nlics, FW_TL_AVAIL | FW_TL_FREE);
+		return started_done(p, uses_set(p, u, n));
+	}
+	/* Whole nodes: the same as fw_plan_started. */
+	set = fw_bitset_dup(uses_set(p, u, n));
+	rc = fw_plan_started(p, set, err);
+	fw_bitset_free(set);
+	return rc;
+}
+
+/* Bookkeeping after a start, common to both ways of reporting it. */
+static int started_done(struct fw_plan *p, const struct fw_bitset *nodes)
+{
+	const struct fw_plan_job *j = p->pend.job;
+
 	fw_bitset_andnot(p->idle, nodes);
 	p->idle_gen++;
 	for (uint32_t k = 0; k < j->nlics; k++)
@@ -1853,6 +2257,7 @@ static void result_from(struct fw_plan_result *r,
 	r->is_protected = d->is_protected;
 	r->backfilled = d->backfilled;
 	r->across_islands = d->across_islands;
+	r->shared = d->shared;
 	r->reason = d->reason;
 	r->blocker = d->blocker;
 	r->blocker_lic = d->blocker_lic;

@@ -409,7 +409,27 @@ struct fw_plan_decision {
 	 */
 	const struct fw_bitset *allowed;
 	const struct fw_bitset *nodes;
+	/* A node-sharing job that waits (RESERVED/ESTIMATED): what still
+	 * holds part of its planned nodes just before its start, i.e. whose
+	 * end lets it start then (at most FW_PLAN_MAX_HOLDERS; owned by the
+	 * plan like nodes). */
+	const struct fw_plan_holder *holders;
+	uint32_t nholders;
 };
+
+/* What holds part of a node (shared cluster), for explanations. */
+enum fw_hold_kind {
+	FW_HOLD_RUNNING,	/* a running job: id = fw_node_use.job */
+	FW_HOLD_PLANNED,	/* a job started or protected in this plan:
+				   id = its decision seq */
+	FW_HOLD_RESV,		/* an advanced reservation: id = its index */
+};
+struct fw_plan_holder {
+	enum fw_hold_kind kind;
+	uint32_t id;
+	uint32_t node;
+};
+#define FW_PLAN_MAX_HOLDERS 16
 
 struct fw_plan;
 
@@ -435,6 +455,7 @@ int fw_plan_add_running(struct fw_plan *p, const struct fw_bitset *nodes,
  */
 struct fw_node_use {
 	uint32_t node;
+	uint32_t job;		/* the job's id, for explanations (0: none) */
 	uint32_t cpus;
 	uint64_t mem_mb;
 	uint32_t gpus;
@@ -535,6 +556,7 @@ struct fw_plan_result {
 	int32_t part;
 	uint32_t nnodes;
 	bool is_protected, backfilled, across_islands;
+	bool shared;		/* planned on parts of nodes */
 	enum fw_plan_reason reason;
 	int32_t blocker;	/* index into the jobs array, -1 */
 	int32_t blocker_lic;

@@ -294,12 +294,6 @@ int fw_cluster_set_shared(struct fw_cluster *c, bool shared,
 {
 	if (frozen(c, "cluster", NULL, err))
 		return -1;
-	/* Resources per node in the plan: CPUs, memory, GPUs, each GRES. */
-	if (shared && c->ngres + 3 > FW_RTL_MAXRES)
-		return fw_err_set(err, NULL, 0, "Gres", NULL,
-				  "%u generic resources: at most %u can be "
-				  "planned per node", c->ngres,
-				  FW_RTL_MAXRES - 3);
 	c->shared = shared;
 	return 0;
 }
@@ -376,6 +370,12 @@ int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err)
 	if (c->nnodes == 0)
 		return fw_err_set(err, NULL, 0, NULL, NULL,
 				  "cluster has no nodes");
+	/* A shared plan books CPUs, memory, GPUs and each GRES per node. */
+	if (c->shared && c->ngres + 3 > FW_RTL_MAXRES)
+		return fw_err_set(err, NULL, 0, "Gres", NULL,
+				  "%u generic resources: at most %u can be "
+				  "planned per node", c->ngres,
+				  FW_RTL_MAXRES - 3);
 	c->usable = fw_bitset_new(c->nnodes);
 	for (uint32_t i = 0; i < c->nnodes; i++) {
 		struct fw_cnode *n = &c->nodes[i];

@@ -585,3 +585,41 @@ int32_t fw_tl_search(const struct fw_tl *tl, struct fw_scratch *sc,
 		c = tl->start[i];
 	}
 }
+
+static bool lics_short(const struct fw_tl *tl, uint32_t i,
+		       const struct fw_plan_lic *lics, uint32_t nlics)
+{
+	uint32_t e = tl->pool[i];
+
+	for (uint32_t k = 0; k < nlics; k++)
+		if (tl->lic[(size_t)e * tl->L + lics[k].idx] <
+		    (int64_t)lics[k].count)
+			return true;
+	return false;
+}
+
+int32_t fw_tl_lics_earliest(const struct fw_tl *tl,
+			    const struct fw_plan_lic *lics, uint32_t nlics,
+			    int32_t cmin, int32_t cmax, int32_t L0, int32_t L)
+{
+	int32_t c = cmin;
+
+	while (c <= cmax) {
+		int32_t len = c == 0 ? L0 : L;
+		int32_t end = len == FW_TL_INF ||
+			      (int64_t)c + len >= FW_TL_INF ? FW_TL_INF :
+			      c + len;
+		uint32_t i = fw_tl_seg_at(tl, c);
+
+		while (i < tl->nseg && tl->start[i] < end &&
+		       !lics_short(tl, i, lics, nlics))
+			i++;
+		if (i >= tl->nseg || tl->start[i] >= end)
+			return c;
+		/* Every window starting before segment i ends covers it. */
+		if (fw_tl_seg_end(tl, i) == FW_TL_INF)
+			return -1;
+		c = fw_tl_seg_end(tl, i);
+	}
+	return -1;
+}

@@ -134,4 +134,14 @@ void fw_scratch_free(struct fw_scratch *s);
 int32_t fw_tl_search(const struct fw_tl *tl, struct fw_scratch *sc,
 		     struct fw_search *s);
 
+/*
+ * Earliest slot c in [cmin, cmax] such that `lics` are free during the
+ * window [c, c + len) (len = L0 at c == 0, else L), or -1.  The license
+ * half of fw_tl_search, for searches whose nodes are looked at elsewhere
+ * (shared nodes, fw_plan_share.c).
+ */
+int32_t fw_tl_lics_earliest(const struct fw_tl *tl,
+			    const struct fw_plan_lic *lics, uint32_t nlics,
+			    int32_t cmin, int32_t cmax, int32_t L0, int32_t L);
+
 #endif /* FW_PLAN_TL_H */

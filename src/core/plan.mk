@@ -4,6 +4,7 @@ FW_PLAN_SRC = src/core/fw_bitset.c src/core/fw_bitset.h \
 	src/core/fw_plan.c src/core/fw_plan.h \
 	src/core/fw_plan_cluster.c src/core/fw_plan_conf.c \
 	src/core/fw_plan_size.c \
+	src/core/fw_plan_share.c src/core/fw_plan_share.h \
 	src/core/fw_plan_tl.c src/core/fw_plan_tl.h \
 	src/core/fw_plan_state.c
 FW_CORE_SRC += $(FW_PLAN_SRC)

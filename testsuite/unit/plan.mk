@@ -3,7 +3,7 @@
 # builders the test files share.
 PLAN_TEST_SRC = testsuite/unit/test_plan.c testsuite/unit/test_plan_conf.c \
 	testsuite/unit/test_plan_bitset.c testsuite/unit/test_plan_prop.c \
-	testsuite/unit/test_plan_size.c \
+	testsuite/unit/test_plan_size.c testsuite/unit/test_plan_share.c \
 	testsuite/unit/test_plan_util.c testsuite/unit/test_plan_util.h
 
 check_PROGRAMS += testsuite/unit/test_plan

@@ -39,5 +39,6 @@ Suite *plan_conf_suite(void);
 Suite *plan_sched_suite(void);
 Suite *plan_prop_suite(void);
 Suite *plan_size_suite(void);
+Suite *plan_share_suite(void);
 
 #endif

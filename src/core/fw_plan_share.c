@@ -1,0 +1,350 @@
+/*
+ * fw_plan_share.c - the plan's shared-node layer: per-node CPUs, memory,
+ * GPUs and GRES over time (see fw_plan_share.h for how it sits beside the
+ * whole-node timeline).
+ *
+ * Everything here is a thin mapping from the planner's job and node terms
+ * to fw_rtl's K amounts; the timeline and its search are fw_rtl's.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_plan_share.h"
+
+struct shr_book {
+	int32_t a, b;
+	struct fw_share_owner o;
+	int32_t next;		/* older booking of the same node, -1 */
+};
+
+struct shr_ent {
+	uint64_t h;
+	uint32_t cls, n;
+	int64_t d;
+	uint64_t gen;
+	int32_t c;
+	uint8_t fit, used;
+};
+
+static void node_capacity(const struct fw_cluster *cl, uint32_t i,
+			  int64_t *cap)
+{
+	const struct fw_cnode *n = &cl->nodes[i];
+
+	cap[FW_SHR_CPU] = n->cpus;
+	cap[FW_SHR_MEM] = (int64_t)n->mem_mb;
+	cap[FW_SHR_GPU] = n->gpus;
+	for (uint32_t g = 0; g < cl->ngres; g++)
+		cap[FW_SHR_GRES0 + g] = n->gres ? (int64_t)n->gres[g] : 0;
+}
+
+struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
+{
+	struct fw_share *s = fw_xcalloc(1, sizeof(*s));
+
+	s->cl = cl;
+	s->K = FW_SHR_GRES0 + cl->ngres;
+	s->rtl = fw_rtl_new(cl->nnodes, s->K, wslots);
+	s->req = fw_xcalloc(s->K, sizeof(int64_t));
+	s->amt = fw_xcalloc(s->K, sizeof(int64_t));
+	s->fmin = fw_xcalloc(s->K, sizeof(int64_t));
+	s->cand = fw_bitset_new(cl->nnodes);
+	s->sel = fw_xmalloc((cl->nnodes ? cl->nnodes : 1) * sizeof(uint32_t));
+	s->head = fw_xmalloc((cl->nnodes ? cl->nnodes : 1) * sizeof(int32_t));
+	for (uint32_t i = 0; i < cl->nnodes; i++)
+		s->head[i] = -1;
+	for (uint32_t i = 0; i < cl->nnodes; i++) {
+		node_capacity(cl, i, s->amt);
+		/* Capacities are >= 0 and nothing is taken yet. */
+		fw_rtl_set_capacity(s->rtl, i, s->amt);
+	}
+	return s;
+}
+
+void fw_share_free(struct fw_share *s)
+{
+	if (!s)
+		return;
+	fw_rtl_free(s->rtl);
+	free(s->req);
+	free(s->amt);
+	free(s->fmin);
+	fw_bitset_free(s->cand);
+	free(s->sel);
+	free(s->memo);
+	free(s->memo_req);
+	free(s->book);
+	free(s->head);
+	free(s);
+}
+
+bool fw_share_job(const struct fw_cluster *cl, const struct fw_plan_job *j,
+		  int32_t q)
+{
+	return cl->shared && !j->exclusive && !cl->parts[q].whole_nodes &&
+	       j->resv < 0 && !j->req_nodes;
+}
+
+void fw_share_set_req(struct fw_share *s, const struct fw_plan_job *j)
+{
+	memset(s->req, 0, s->K * sizeof(int64_t));
+	s->req[FW_SHR_CPU] = j->cpus_per_node;
+	s->req[FW_SHR_MEM] = (int64_t)j->mem_per_node_mb;
+	s->req[FW_SHR_GPU] = j->gpus_per_node;
+	for (uint32_t g = 0; g < j->ngres; g++)
+		if (j->gres[g].idx < s->cl->ngres)
+			s->req[FW_SHR_GRES0 + j->gres[g].idx] +=
+				(int64_t)j->gres[g].count;
+}
+
+void fw_share_use_amounts(const struct fw_share *s,
+			  const struct fw_node_use *u, int64_t *out)
+{
+	memset(out, 0, s->K * sizeof(int64_t));
+	out[FW_SHR_CPU] = u->cpus;
+	out[FW_SHR_MEM] = (int64_t)u->mem_mb;
+	out[FW_SHR_GPU] = u->gpus;
+	for (uint32_t g = 0; g < u->ngres; g++)
+		if (u->gres[g].idx < s->cl->ngres)
+			out[FW_SHR_GRES0 + u->gres[g].idx] +=
+				(int64_t)u->gres[g].count;
+}
+
+static void log_booking(struct fw_share *s, uint32_t node, int32_t a,
+			int32_t b, struct fw_share_owner o)
+{
+	struct shr_book *k;
+
+	if (s->nbook == s->capbook) {
+		s->capbook = s->capbook ? s->capbook * 2 : 256;
+		s->book = fw_xrealloc(s->book, s->capbook * sizeof(*s->book));
+	}
+	k = &s->book[s->nbook];
+	k->a = a;
+	k->b = b;
+	k->o = o;
+	k->next = s->head[node];
+	s->head[node] = (int32_t)s->nbook++;
+}
+
+void fw_share_take(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
+		   const int64_t *amt, struct fw_share_owner o)
+{
+	if (node >= s->cl->nnodes || b <= a)
+		return;
+	log_booking(s, node, a, b, o);
+	fw_rtl_free_min(s->rtl, node, a, b, s->fmin);
+	for (uint32_t k = 0; k < s->K; k++) {
+		int64_t want = amt[k] > 0 ? amt[k] : 0;
+
+		s->fmin[k] = want < s->fmin[k] ? want : s->fmin[k];
+		if (s->fmin[k] < 0)
+			s->fmin[k] = 0;
+	}
+	/* Cannot fail: no amount exceeds the minimum free in [a, b). */
+	fw_rtl_take(s->rtl, node, a, b, s->fmin);
+}
+
+void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
+		       int32_t b, struct fw_share_owner o)
+{
+	if (node >= s->cl->nnodes || b <= a)
+		return;
+	log_booking(s, node, a, b, o);
+	fw_rtl_free_min(s->rtl, node, a, b, s->fmin);
+	for (uint32_t k = 0; k < s->K; k++)
+		if (s->fmin[k] < 0)
+			s->fmin[k] = 0;
+	fw_rtl_take(s->rtl, node, a, b, s->fmin);
+}
+
+void fw_share_take_all_set(struct fw_share *s, const struct fw_bitset *nodes,
+			   int32_t a, int32_t b, struct fw_share_owner o)
+{
+	int64_t i;
+
+	FW_BITSET_FOREACH(nodes, i) {
+		if ((uint32_t)i >= s->cl->nnodes)
+			break;
+		fw_share_take_all(s, (uint32_t)i, a, b, o);
+	}
+}
+
+static bool have_holder(const struct fw_share *s, uint32_t n,
+			struct fw_share_owner o)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (s->hold[k].kind == o.kind && s->hold[k].id == o.id)
+			return true;
+	return false;
+}
+
+uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
+			  uint32_t n, int32_t c)
+{
+	uint32_t nh = 0;
+
+	for (uint32_t m = 0; m < n && c > 0; m++)
+		for (int32_t k = s->head[sel[m]]; k >= 0; k = s->book[k].next) {
+			const struct shr_book *b = &s->book[k];
+
+			/* Clamped like the timeline: b past W is forever. */
+			if (b->a > c - 1 || b->b <= c - 1 ||
+			    have_holder(s, nh, b->o))
+				continue;
+			if (nh == FW_PLAN_MAX_HOLDERS)
+				return nh;
+			s->hold[nh].kind = b->o.kind;
+			s->hold[nh].id = b->o.id;
+			s->hold[nh].node = sel[m];
+			nh++;
+		}
+	return nh;
+}
+
+bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
+		   int32_t b)
+{
+	return fw_rtl_fits(s->rtl, node, a, b, s->req);
+}
+
+static int32_t search(struct fw_share *s, const struct fw_bitset *cand,
+		      uint32_t n, int32_t d, int32_t smin, int32_t smax)
+{
+	struct fw_rtl_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.cand = cand;
+	q.n = n;
+	q.req = s->req;
+	q.d = d;
+	q.smin = smin;
+	q.smax = smax;
+	q.nodes = s->sel;
+	s->searches++;
+	fw_rtl_earliest(s->rtl, &q);
+	s->nodes_scanned += q.nodes_scanned;
+	s->nsel = q.start >= 0 ? n : 0;
+	return q.start;
+}
+
+int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
+			  uint32_t n, int32_t cmin, int32_t cmax, int32_t L0,
+			  int32_t L)
+{
+	if (n == 0 || n > s->cl->nnodes || cmin > cmax)
+		return -1;
+	/* A start now runs L0 slots (now is inside slot 0), later ones L. */
+	if (cmin == 0) {
+		if (search(s, cand, n, L0, 0, 0) == 0)
+			return 0;
+		cmin = 1;
+		if (cmin > cmax)
+			return -1;
+	}
+	return search(s, cand, n, L, cmin, cmax);
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t shape_hash(const struct fw_share *s, uint32_t cls, int fit,
+			   uint32_t n, int64_t d)
+{
+	uint64_t h = mix(((uint64_t)cls << 40) ^ ((uint64_t)fit << 32) ^ n);
+
+	h = mix(h ^ (uint64_t)d);
+	for (uint32_t k = 0; k < s->K; k++)
+		h = mix(h ^ (uint64_t)s->req[k]);
+	return h;
+}
+
+/* The slot of a shape: its entry, or the empty slot where it goes. */
+static uint32_t memo_slot(const struct fw_share *s, uint64_t h, uint32_t cls,
+			  int fit, uint32_t n, int64_t d)
+{
+	uint32_t i = (uint32_t)h & (s->memo_cap - 1);
+
+	while (s->memo[i].used) {
+		const struct shr_ent *e = &s->memo[i];
+
+		if (e->h == h && e->cls == cls && e->fit == fit && e->n == n &&
+		    e->d == d && !memcmp(s->memo_req + (size_t)i * s->K,
+					 s->req, s->K * sizeof(int64_t)))
+			return i;
+		i = (i + 1) & (s->memo_cap - 1);
+	}
+	return i;
+}
+
+int32_t fw_share_known(struct fw_share *s, uint32_t cls, int fit,
+		       uint32_t n, int64_t d, uint64_t gen, bool *valid)
+{
+	uint32_t i;
+
+	*valid = false;
+	if (!s->memo_cap)
+		return 0;
+	i = memo_slot(s, shape_hash(s, cls, fit, n, d), cls, fit, n, d);
+	if (!s->memo[i].used)
+		return 0;
+	*valid = s->memo[i].gen == gen;
+	return s->memo[i].c;
+}
+
+static void memo_grow(struct fw_share *s)
+{
+	struct shr_ent *old = s->memo;
+	int64_t *oreq = s->memo_req, *req = s->req;
+	uint32_t ocap = s->memo_cap;
+
+	s->memo_cap = ocap ? ocap * 2 : 256;
+	s->memo = fw_xcalloc(s->memo_cap, sizeof(*s->memo));
+	s->memo_req = fw_xmalloc((size_t)s->memo_cap * s->K * sizeof(int64_t));
+	for (uint32_t i = 0; i < ocap; i++) {
+		uint32_t j;
+
+		if (!old[i].used)
+			continue;
+		s->req = oreq + (size_t)i * s->K;
+		j = memo_slot(s, old[i].h, old[i].cls, old[i].fit, old[i].n,
+			      old[i].d);
+		s->memo[j] = old[i];
+		memcpy(s->memo_req + (size_t)j * s->K, s->req,
+		       s->K * sizeof(int64_t));
+	}
+	s->req = req;
+	free(old);
+	free(oreq);
+}
+
+void fw_share_remember(struct fw_share *s, uint32_t cls, int fit,
+		       uint32_t n, int64_t d, uint64_t gen, int32_t c)
+{
+	uint64_t h;
+	uint32_t i;
+
+	if (2 * (s->memo_n + 1) > s->memo_cap)
+		memo_grow(s);
+	h = shape_hash(s, cls, fit, n, d);
+	i = memo_slot(s, h, cls, fit, n, d);
+	if (!s->memo[i].used) {
+		s->memo_n++;
+		s->memo[i].used = 1;
+		s->memo[i].h = h;
+		s->memo[i].cls = cls;
+		s->memo[i].fit = (uint8_t)fit;
+		s->memo[i].n = n;
+		s->memo[i].d = d;
+		memcpy(s->memo_req + (size_t)i * s->K, s->req,
+		       s->K * sizeof(int64_t));
+	}
+	s->memo[i].gen = gen;
+	s->memo[i].c = c;
+}

@@ -1,0 +1,113 @@
+/*
+ * fw_plan_share.h - the plan's shared-node layer (internal to the planner).
+ *
+ * On a shared cluster (fw_cluster_set_shared) a plan keeps, beside its
+ * whole-node timeline (fw_plan_tl.h: "is the node entirely free"), an
+ * fw_rtl timeline of what is free on each node: resource 0 CPUs, 1 memory
+ * (MB), 2 GPUs of every type, 3 + g the cluster's GRES g.  The two views
+ * are kept consistent by the planner: anything that takes part of a node
+ * also takes the node out of the whole-node view for that interval, and
+ * anything that takes whole nodes takes all that is left of them here.
+ * So whole-node jobs keep the fast bitset search, and jobs that may share
+ * nodes are searched here (fw_rtl_earliest).
+ *
+ * Typed GPUs ("gpu:a100") count in resource 2 and in their own entry, so
+ * an untyped GPU request takes from the total only.  On a node with GPUs
+ * of two types, a planned untyped job does not say which type it will get;
+ * the plan assumes the other jobs' types are left (documented in
+ * sched_fairway(8)); running jobs are always booked exactly.
+ */
+#ifndef FW_PLAN_SHARE_H
+#define FW_PLAN_SHARE_H
+
+#include "fw_plan.h"
+#include "fw_rtl.h"
+
+enum { FW_SHR_CPU, FW_SHR_MEM, FW_SHR_GPU, FW_SHR_GRES0 };
+
+struct fw_share {
+	const struct fw_cluster *cl;
+	struct fw_rtl *rtl;
+	uint32_t K;
+	int64_t *req;		/* the job being decided, per node */
+	int64_t *amt, *fmin;	/* scratch, K each */
+	struct fw_bitset *cand;	/* scratch candidate set */
+	uint32_t *sel;		/* nodes the last search chose */
+	uint32_t nsel;
+	uint64_t searches, nodes_scanned;
+	/* What was booked where (fw_share_holders): a list per node. */
+	struct shr_book *book;
+	uint32_t nbook, capbook;
+	int32_t *head;		/* nnodes: newest booking, -1 */
+	struct fw_plan_holder hold[FW_PLAN_MAX_HOLDERS];
+	/* Earlier answers of this plan (fw_share_known). */
+	struct shr_ent *memo;
+	uint32_t memo_cap, memo_n;
+	int64_t *memo_req;	/* memo_cap * K */
+};
+
+/* A share layer for cl (shared, finalised) over wslots slots, every node
+ * at its configured capacity. */
+struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots);
+void fw_share_free(struct fw_share *s);
+
+/* Is job j planned on parts of nodes in partition q? (Not for jobs that
+ * want whole nodes, nor for jobs in an advanced reservation or with
+ * required nodes: those keep the whole-node search, which never promises
+ * more than the nodes can give.) */
+bool fw_share_job(const struct fw_cluster *cl, const struct fw_plan_job *j,
+		  int32_t q);
+/* s->req = what j needs on each node. */
+void fw_share_set_req(struct fw_share *s, const struct fw_plan_job *j);
+/* out = the K amounts of one node use. */
+void fw_share_use_amounts(const struct fw_share *s,
+			  const struct fw_node_use *u, int64_t *out);
+
+/* Who books: kind and id as in struct fw_plan_holder. */
+struct fw_share_owner {
+	enum fw_hold_kind kind;
+	uint32_t id;
+};
+/* Take amt from node over [a, b), at most what is free there (Slurm may
+ * have oversubscribed it: the node is then full, the plan never fails). */
+void fw_share_take(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
+		   const int64_t *amt, struct fw_share_owner o);
+/* Take everything still free on node over [a, b) (a whole-node use). */
+void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
+		       int32_t b, struct fw_share_owner o);
+/* The same for every node of a set. */
+void fw_share_take_all_set(struct fw_share *s, const struct fw_bitset *nodes,
+			   int32_t a, int32_t b, struct fw_share_owner o);
+/*
+ * What holds part of nodes sel[0..n-1] during slot c - 1 (c > 0): the
+ * bookings whose end lets a job start at c there.  Into s->hold, each
+ * owner once; returns how many.
+ */
+uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
+			  uint32_t n, int32_t c);
+
+/* Does node have s->req free during [a, b)? */
+bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
+		   int32_t b);
+/*
+ * Earliest c in [cmin, cmax] at which n nodes of cand each have s->req
+ * free during [c, c + len) (len L0 at c == 0, else L); the chosen nodes in
+ * s->sel (lowest indices).  Returns c or -1.
+ */
+int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
+			  uint32_t n, int32_t cmin, int32_t cmax, int32_t L0,
+			  int32_t L);
+
+/*
+ * Answers of earlier searches in this plan, by shape: (node-set class,
+ * island fit key, nodes, duration, s->req).  A plan only ever takes, so an
+ * earlier answer c for the same shape is a lower bound for a later search
+ * (FW_RTL_INF: none in the window), and the answer itself while the
+ * timeline generation `gen` is unchanged (*valid).  0 when unknown.
+ */
+int32_t fw_share_known(struct fw_share *s, uint32_t cls, int fit,
+		       uint32_t n, int64_t d, uint64_t gen, bool *valid);
+void fw_share_remember(struct fw_share *s, uint32_t cls, int fit,
+		       uint32_t n, int64_t d, uint64_t gen, int32_t c);
+
+#endif /* FW_PLAN_SHARE_H */

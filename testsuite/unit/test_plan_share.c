@@ -1,0 +1,768 @@
+/*
+ * The planner on shared nodes (fw_cluster_set_shared): hand-worked cases
+ * and a property test.
+ *
+ * Hand-worked: every expected start and node below is worked out from the
+ * amounts in the test (8-CPU / 16,000 MB nodes, one-minute slots), not
+ * read back from the planner.
+ *
+ * Property (fixed seeds): random shared clusters (CPUs, memory, GPUs of two
+ * types), running jobs holding random parts of nodes, a queue of random
+ * per-node requests (some exclusive), one backfill pass with every start
+ * taken on the suggested nodes.  Then, on a dense [node][slot] array built
+ * from the running jobs, the started jobs and the protected reservations:
+ *   1. no node's CPUs, memory, GPUs or typed GPUs are ever oversubscribed;
+ *   2. every START_NOW / RESERVED start is the earliest one a brute-force
+ *      search finds over the bookings of the jobs decided before it, and
+ *      NOT_IN_WINDOW means no slot works;
+ *   3. protection: starting what was started and planning again at the
+ *      same time moves no protected job later.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_plan_util.h"
+
+/* ------------------------------------------------------------ helpers */
+
+struct sh_node {
+	uint32_t cpus;
+	uint64_t mem;
+	uint32_t a100, v100;	/* typed GPUs (gres "gpu:a100", "gpu:v100") */
+};
+
+/* A shared cluster of the given nodes, one partition "all"; GRES 0 is
+ * gpu:a100 and GRES 1 gpu:v100. */
+static struct fw_cluster *sh_cluster(const struct sh_node *nd, uint32_t n,
+				     bool whole_part)
+{
+	struct fw_cluster *cl = fw_cluster_new();
+	struct fw_partition_def pd = { 0 };
+	struct fw_bitset *all;
+	struct fw_err e;
+
+	ck_assert_int_eq(fw_cluster_add_gres(cl, "gpu:a100", &e), 0);
+	ck_assert_int_eq(fw_cluster_add_gres(cl, "gpu:v100", &e), 1);
+	for (uint32_t i = 0; i < n; i++) {
+		char name[16];
+		struct fw_gres_count g[2] = { { 0, nd[i].a100 },
+					      { 1, nd[i].v100 } };
+		struct fw_node_def d = {
+			.name = name, .cpus = nd[i].cpus, .mem_mb = nd[i].mem,
+			.gpus = nd[i].a100 + nd[i].v100, .gres = g,
+			.ngres = 2, .island = -1, .usable = true,
+		};
+
+		snprintf(name, sizeof(name), "n%u", i + 1);
+		ck_assert_int_eq(fw_cluster_add_node(cl, &d, &e), (int)i);
+	}
+	all = fw_bitset_new(n);
+	for (uint32_t i = 0; i < n; i++)
+		fw_bitset_set(all, i);
+	pd.name = "all";
+	pd.nodes = all;
+	pd.priority_tier = 1;
+	pd.whole_nodes = whole_part;
+	ck_assert_int_eq(fw_cluster_add_partition(cl, &pd, &e), 0);
+	fw_bitset_free(all);
+	ck_assert_int_eq(fw_cluster_set_shared(cl, true, &e), 0);
+	ck_assert_int_eq(fw_cluster_finalize(cl, &e), 0);
+	return cl;
+}
+
+static struct fw_plan_conf *sh_conf(void)
+{
+	struct fw_plan_conf *c = fw_plan_conf_new();
+
+	c->bf_window = 24 * H;
+	c->bf_resolution = MIN;
+	return c;
+}
+
+/* A job of n nodes with cpus / mem per node for secs. */
+static struct fw_plan_job sh_job(uint32_t id, uint32_t prio, uint32_t n,
+				 uint32_t cpus, uint64_t mem, int64_t secs)
+{
+	struct fw_plan_job j = tp_job(id, prio, 0, n, secs);
+
+	j.cpus_per_node = cpus;
+	j.mem_per_node_mb = mem;
+	return j;
+}
+
+struct world {
+	struct fw_cluster *cl;
+	struct fw_plan_conf *conf;
+	struct fw_plan *p;
+};
+
+static void world_new(struct world *w, const struct sh_node *nd, uint32_t n,
+		      bool whole_part)
+{
+	struct fw_err e;
+
+	w->cl = sh_cluster(nd, n, whole_part);
+	w->conf = sh_conf();
+	w->p = fw_plan_new(w->cl, w->conf, NOW, &e);
+	ck_assert_ptr_nonnull(w->p);
+}
+
+static void world_free(struct world *w)
+{
+	fw_plan_free(w->p);
+	fw_plan_conf_free(w->conf);
+	fw_cluster_free(w->cl);
+}
+
+static void run_use(struct world *w, uint32_t node, uint32_t cpus,
+		    uint64_t mem, fw_time_t end)
+{
+	/* Running jobs are named 1000 + node for the holder checks. */
+	struct fw_node_use u = { .node = node, .job = 1000 + node,
+				 .cpus = cpus, .mem_mb = mem };
+	struct fw_err e;
+
+	ck_assert_int_eq(fw_plan_add_running_use(w->p, &u, 1, end, NULL, 0,
+						 &e), 0);
+}
+
+/* Decide j in the backfill pass; a START_NOW is started on the suggested
+ * nodes.  Returns the decision's kind, *start its start. */
+static enum fw_plan_kind decide(struct world *w, const struct fw_plan_job *j,
+				struct fw_plan_decision *d)
+{
+	struct fw_err e;
+
+	ck_assert_int_eq(fw_plan_decide(w->p, j, FW_PASS_BACKFILL, d, &e), 0);
+	if (d->kind == FW_PLAN_START_NOW)
+		ck_assert_int_eq(fw_plan_started(w->p, NULL, &e), 0);
+	return d->kind;
+}
+
+static const struct sh_node node8 = { 8, 16000, 0, 0 };
+
+/* ------------------------------------------------------- hand-worked */
+
+/* Eight 1-CPU jobs share one 8-CPU node; a ninth must wait for the first
+ * to end (all run 10 min: the ninth starts at slot 10 on node 1). */
+START_TEST(eight_one_cpu_jobs_share_a_node)
+{
+	struct world w;
+	struct fw_plan_decision d;
+
+	world_new(&w, &node8, 1, false);
+	for (uint32_t i = 0; i < 8; i++) {
+		struct fw_plan_job j = sh_job(i + 1, 100 - i, 1, 1, 1000,
+					      10 * MIN);
+
+		ck_assert_int_eq(decide(&w, &j, &d), FW_PLAN_START_NOW);
+		ck_assert(d.shared);
+		ck_assert_int_eq(d.nnodes, 1);
+	}
+	{
+		struct fw_plan_job j = sh_job(9, 50, 1, 1, 1000, 10 * MIN);
+
+		ck_assert_int_eq(decide(&w, &j, &d), FW_PLAN_RESERVED);
+		ck_assert_int_eq(d.start, NOW + 10 * MIN);
+	}
+	world_free(&w);
+}
+END_TEST
+
+/* Memory, not CPUs, limits: 6,000 MB jobs of 1 CPU on a 16,000 MB node:
+ * two fit (12,000), the third waits for the first to end although 6 CPUs
+ * are idle. */
+START_TEST(memory_limits_a_node)
+{
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_plan_job a = sh_job(1, 300, 1, 1, 6000, 20 * MIN);
+	struct fw_plan_job b = sh_job(2, 200, 1, 1, 6000, 30 * MIN);
+	struct fw_plan_job c = sh_job(3, 100, 1, 1, 6000, 10 * MIN);
+
+	world_new(&w, &node8, 1, false);
+	ck_assert_int_eq(decide(&w, &a, &d), FW_PLAN_START_NOW);
+	ck_assert_int_eq(decide(&w, &b, &d), FW_PLAN_START_NOW);
+	ck_assert_int_eq(decide(&w, &c, &d), FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + 20 * MIN);
+	ck_assert_int_eq(d.reason, FW_REASON_NODES);
+	world_free(&w);
+}
+END_TEST
+
+/* Running jobs hold parts of two nodes: n1 6 CPUs until +30 min, n2 4
+ * CPUs until +60 min.  A protected 2-node job of 8 CPUs per node (16
+ * CPUs) starts when both are empty, at +60 min, on n1 and n2.  A 2-CPU
+ * job of 2 hours backfills now on n1 (2 CPUs left) -- no: it would still
+ * run at +60 min and take n1's CPUs from the protected job, so it goes on
+ * n2 only if n2 has room without touching the reservation: n2 has 4 free
+ * now but the reservation needs all 8 from +60 min.  So it waits until
+ * the reservation ends (+60 + 60 = +120 min).  A 2-CPU job of 20 min
+ * fits now on n1 (ends before +60 min). */
+START_TEST(protected_job_not_delayed_by_backfill)
+{
+	struct sh_node nd[2] = { node8, node8 };
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_plan_job big = sh_job(1, 900, 2, 8, 1000, 60 * MIN);
+	struct fw_plan_job longj = sh_job(2, 500, 1, 2, 1000, 2 * H);
+	struct fw_plan_job shortj = sh_job(3, 400, 1, 2, 1000, 20 * MIN);
+
+	world_new(&w, nd, 2, false);
+	w.conf->bf_min_prio_reserve = 800;	/* only big is protected */
+	run_use(&w, 0, 6, 1000, NOW + 30 * MIN);
+	run_use(&w, 1, 4, 1000, NOW + 60 * MIN);
+	ck_assert_int_eq(decide(&w, &big, &d), FW_PLAN_RESERVED);
+	ck_assert(d.is_protected);
+	ck_assert_int_eq(d.start, NOW + 60 * MIN);
+	ck_assert_int_eq(d.nnodes, 2);
+	/* What it waits for: n2's running job (n1's ends at +30 min). */
+	ck_assert_int_eq(d.nholders, 1);
+	ck_assert_int_eq(d.holders[0].kind, FW_HOLD_RUNNING);
+	ck_assert_int_eq(d.holders[0].id, 1001);
+	ck_assert_int_eq(d.holders[0].node, 1);
+	ck_assert_int_eq(decide(&w, &longj, &d), FW_PLAN_ESTIMATED);
+	ck_assert_int_eq(d.start, NOW + 120 * MIN);
+	/* ... and the 2-hour job waits for big's reservation (seq 0). */
+	ck_assert_int_eq(d.nholders, 1);
+	ck_assert_int_eq(d.holders[0].kind, FW_HOLD_PLANNED);
+	ck_assert_int_eq(d.holders[0].id, 0);
+	ck_assert_int_eq(decide(&w, &shortj, &d), FW_PLAN_START_NOW);
+	ck_assert(fw_bitset_test(d.nodes, 0) || fw_bitset_test(d.nodes, 1));
+	world_free(&w);
+}
+END_TEST
+
+/* Typed GPUs: n1 has 2 a100, n2 2 v100.  Both a100 are held until +45
+ * min: a gpu:a100:1 job waits until then on n1 while n2's v100s are free;
+ * a gpu:v100:1 job starts now on n2; an untyped 1-GPU job starts now on
+ * n2 (the second v100). */
+START_TEST(typed_gpus)
+{
+	struct sh_node nd[2] = { { 8, 16000, 2, 0 }, { 8, 16000, 0, 2 } };
+	struct fw_gres_count a100 = { 0, 1 }, v100 = { 1, 1 }, held = { 0, 2 };
+	struct fw_node_use u = { .node = 0, .cpus = 2, .mem_mb = 1000,
+				 .gpus = 2, .gres = &held, .ngres = 1 };
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_plan_job ja = sh_job(1, 300, 1, 1, 1000, 10 * MIN);
+	struct fw_plan_job jv = sh_job(2, 200, 1, 1, 1000, 10 * MIN);
+	struct fw_plan_job jg = sh_job(3, 100, 1, 1, 1000, 10 * MIN);
+	struct fw_err e;
+
+	world_new(&w, nd, 2, false);
+	ck_assert_int_eq(fw_plan_add_running_use(w.p, &u, 1, NOW + 45 * MIN,
+						 NULL, 0, &e), 0);
+	ja.gpus_per_node = 1;
+	ja.gres = &a100;
+	ja.ngres = 1;
+	jv.gpus_per_node = 1;
+	jv.gres = &v100;
+	jv.ngres = 1;
+	jg.gpus_per_node = 1;
+	ck_assert_int_eq(decide(&w, &ja, &d), FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + 45 * MIN);
+	ck_assert(fw_bitset_test(d.nodes, 0));
+	ck_assert_int_eq(d.reason, FW_REASON_GPUS);
+	ck_assert_int_eq(decide(&w, &jv, &d), FW_PLAN_START_NOW);
+	ck_assert(fw_bitset_test(d.nodes, 1) && !fw_bitset_test(d.nodes, 0));
+	ck_assert_int_eq(decide(&w, &jg, &d), FW_PLAN_START_NOW);
+	ck_assert(fw_bitset_test(d.nodes, 1));
+	world_free(&w);
+}
+END_TEST
+
+/* Whole nodes where asked for: with n1 half used until +30 min, an
+ * exclusive 1-CPU job and any job of an OverSubscribe=EXCLUSIVE partition
+ * wait until n1 is empty; a sharing job starts now. */
+START_TEST(exclusive_and_whole_node_partition)
+{
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_plan_job x = sh_job(1, 300, 1, 1, 1000, 10 * MIN);
+	struct fw_plan_job s = sh_job(2, 200, 1, 1, 1000, 10 * MIN);
+
+	world_new(&w, &node8, 1, false);
+	run_use(&w, 0, 4, 8000, NOW + 30 * MIN);
+	x.exclusive = true;
+	ck_assert_int_eq(decide(&w, &x, &d), FW_PLAN_RESERVED);
+	ck_assert(!d.shared);
+	ck_assert_int_eq(d.start, NOW + 30 * MIN);
+	ck_assert_int_eq(decide(&w, &s, &d), FW_PLAN_START_NOW);
+	world_free(&w);
+
+	world_new(&w, &node8, 1, true);
+	run_use(&w, 0, 4, 8000, NOW + 30 * MIN);
+	ck_assert_int_eq(decide(&w, &s, &d), FW_PLAN_RESERVED);
+	ck_assert(!d.shared);
+	ck_assert_int_eq(d.start, NOW + 30 * MIN);
+	world_free(&w);
+}
+END_TEST
+
+/* Slurm oversubscribed a node (more than its CPUs in use): the plan
+ * clamps, the node is full until the jobs end, nothing fails. */
+START_TEST(oversubscribed_running_jobs_clamp)
+{
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_plan_job j = sh_job(1, 100, 1, 1, 100, 10 * MIN);
+
+	world_new(&w, &node8, 1, false);
+	run_use(&w, 0, 6, 1000, NOW + 10 * MIN);
+	run_use(&w, 0, 6, 1000, NOW + 20 * MIN);
+	ck_assert_int_eq(decide(&w, &j, &d), FW_PLAN_RESERVED);
+	/* The first job's 6 CPUs end at +10; the second really holds 6 but
+	 * was booked for 2: at +10 min 6 are free in the plan. */
+	ck_assert_int_eq(d.start, NOW + 10 * MIN);
+	world_free(&w);
+}
+END_TEST
+
+/* fw_plan_started_use books what the job really got: a 1-CPU job given 2
+ * CPUs (a whole core of two threads) leaves 6 of 8, so a 7-CPU job waits. */
+START_TEST(started_use_books_the_real_allocation)
+{
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_plan_job a = sh_job(1, 200, 1, 1, 1000, 10 * MIN);
+	struct fw_plan_job b = sh_job(2, 100, 1, 7, 1000, 10 * MIN);
+	struct fw_node_use u = { .node = 0, .cpus = 2, .mem_mb = 1000 };
+	struct fw_err e;
+
+	world_new(&w, &node8, 1, false);
+	ck_assert_int_eq(fw_plan_decide(w.p, &a, FW_PASS_BACKFILL, &d, &e), 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_START_NOW);
+	ck_assert_int_eq(fw_plan_started_use(w.p, &u, 1, &e), 0);
+	ck_assert_int_eq(decide(&w, &b, &d), FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + 10 * MIN);
+	world_free(&w);
+}
+END_TEST
+
+/* A CoreCnt reservation holding 3 of n1's 8 CPUs for the next hour: a
+ * 6-CPU job outside it waits for the hour, a 5-CPU job starts now. */
+START_TEST(partial_reservation_hold)
+{
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_plan_job six = sh_job(1, 200, 1, 6, 1000, 10 * MIN);
+	struct fw_plan_job five = sh_job(2, 100, 1, 5, 1000, 10 * MIN);
+	struct fw_node_use u = { .node = 0, .cpus = 3 };
+	struct fw_bitset *n1;
+	struct fw_err e;
+	int32_t r;
+
+	world_new(&w, &node8, 1, false);
+	n1 = tp_set(w.cl, "0");
+	r = fw_plan_add_partial_resv(w.p, "cores", n1, NOW - MIN, NOW + H,
+				     &e);
+	ck_assert_int_ge(r, 0);
+	ck_assert_int_eq(fw_plan_resv_hold(w.p, r, &u, 1, &e), 0);
+	ck_assert_int_eq(decide(&w, &six, &d), FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + H);
+	ck_assert_int_eq(decide(&w, &five, &d), FW_PLAN_START_NOW);
+	fw_bitset_free(n1);
+	world_free(&w);
+}
+END_TEST
+
+/* Main pass: a blocked partition gives Priority to a sharing job that
+ * would fit, Resources to one that would not. */
+START_TEST(main_pass_reasons)
+{
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_plan_job big = sh_job(1, 300, 1, 8, 1000, 10 * MIN);
+	struct fw_plan_job small = sh_job(2, 200, 1, 2, 1000, 10 * MIN);
+	struct fw_err e;
+
+	world_new(&w, &node8, 1, false);
+	run_use(&w, 0, 4, 1000, NOW + 30 * MIN);
+	ck_assert_int_eq(fw_plan_decide(w.p, &big, FW_PASS_MAIN, &d, &e), 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_WAITING);
+	ck_assert_int_eq(d.reason, FW_REASON_NODES);
+	ck_assert_int_eq(fw_plan_decide(w.p, &small, FW_PASS_MAIN, &d, &e), 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_WAITING);
+	ck_assert_int_eq(d.reason, FW_REASON_PRIORITY);
+	world_free(&w);
+}
+END_TEST
+
+/* ----------------------------------------------------------- property */
+
+#define PMAXN 10
+#define PMAXJ 40
+#define PSLOTS 40	/* window of 40 one-minute slots */
+
+struct rng {
+	uint64_t s;
+};
+
+static uint32_t rnd(struct rng *r, uint32_t n)
+{
+	return (uint32_t)(fw_splitmix64(&r->s) % n);
+}
+
+/* Dense bookings: used[node][slot][k] with slot PSLOTS = forever. */
+enum { RK = 5 };	/* cpu, mem, gpu, a100, v100 */
+struct dense {
+	uint32_t n;
+	int64_t cap[PMAXN][RK];
+	int64_t used[PMAXN][PSLOTS + 1][RK];
+};
+
+static void dense_cap(struct dense *D, const struct sh_node *nd, uint32_t n)
+{
+	memset(D, 0, sizeof(*D));
+	D->n = n;
+	for (uint32_t i = 0; i < n; i++) {
+		D->cap[i][0] = nd[i].cpus;
+		D->cap[i][1] = (int64_t)nd[i].mem;
+		D->cap[i][2] = nd[i].a100 + nd[i].v100;
+		D->cap[i][3] = nd[i].a100;
+		D->cap[i][4] = nd[i].v100;
+	}
+}
+
+static void job_amounts(const struct fw_plan_job *j, int64_t *a)
+{
+	memset(a, 0, RK * sizeof(int64_t));
+	a[0] = j->cpus_per_node;
+	a[1] = (int64_t)j->mem_per_node_mb;
+	a[2] = j->gpus_per_node;
+	for (uint32_t g = 0; g < j->ngres; g++)
+		a[3 + j->gres[g].idx] += (int64_t)j->gres[g].count;
+}
+
+static int32_t sl(int32_t s)
+{
+	return s > PSLOTS ? PSLOTS : s;
+}
+
+/* Book amounts a on node over slots [a0, b) (b > PSLOTS: forever). */
+static void dense_book(struct dense *D, uint32_t node, int32_t a0, int32_t b,
+		       const int64_t *a, bool whole)
+{
+	for (int32_t t = sl(a0); t <= PSLOTS && (t < b || b > PSLOTS); t++)
+		for (int k = 0; k < RK; k++)
+			D->used[node][t][k] += whole ? D->cap[node][k] -
+						       D->used[node][t][k] :
+						       a[k];
+}
+
+static bool dense_fits(const struct dense *D, uint32_t node, int32_t a0,
+		       int32_t b, const int64_t *a, bool whole)
+{
+	for (int32_t t = sl(a0); t <= PSLOTS && (t < b || b > PSLOTS); t++)
+		for (int k = 0; k < RK; k++) {
+			int64_t need = whole ? D->cap[node][k] : a[k];
+
+			if (D->used[node][t][k] + need > D->cap[node][k])
+				return false;
+		}
+	return true;
+}
+
+static void dense_check(const struct dense *D, uint64_t seed)
+{
+	for (uint32_t i = 0; i < D->n; i++)
+		for (int32_t t = 0; t <= PSLOTS; t++)
+			for (int k = 0; k < RK; k++)
+				if (D->used[i][t][k] > D->cap[i][k])
+					ck_abort_msg("seed %llu: node %u slot "
+						     "%d resource %d: %lld of "
+						     "%lld",
+						     (unsigned long long)seed,
+						     i, t, k,
+						     (long long)D->used[i][t][k],
+						     (long long)D->cap[i][k]);
+}
+
+/* Earliest slot (or -1) with n nodes that fit; brute force. */
+static int32_t dense_earliest(const struct dense *D, uint32_t n,
+			      int32_t len0, int32_t len, const int64_t *a,
+			      bool whole)
+{
+	for (int32_t c = 0; c < PSLOTS; c++) {
+		int32_t L = c == 0 ? len0 : len;
+		int32_t b = L >= PSLOTS + 1 ? PSLOTS + 1 : c + L;
+		uint32_t cnt = 0;
+
+		if (b > PSLOTS)
+			b = PSLOTS + 1;
+		for (uint32_t i = 0; i < D->n; i++)
+			cnt += dense_fits(D, i, c, b, a, whole);
+		if (cnt >= n)
+			return c;
+	}
+	return -1;
+}
+
+struct pscen {
+	struct sh_node nd[PMAXN];
+	uint32_t n;
+	struct fw_node_use run[PMAXN * 2];
+	struct fw_gres_count rg[PMAXN * 2];
+	int32_t run_end[PMAXN * 2];	/* slots */
+	uint32_t nrun;
+	struct fw_plan_job jobs[PMAXJ];
+	struct fw_gres_count jg[PMAXJ];
+	uint32_t njobs;
+};
+
+static void pscen_build(struct pscen *S, uint64_t seed)
+{
+	struct rng r = { seed };
+
+	memset(S, 0, sizeof(*S));
+	S->n = 2 + rnd(&r, PMAXN - 1);
+	for (uint32_t i = 0; i < S->n; i++) {
+		S->nd[i].cpus = 4 + 4 * rnd(&r, 3);
+		S->nd[i].mem = 4000 + 4000 * rnd(&r, 3);
+		if (rnd(&r, 3) == 0)
+			S->nd[i].a100 = 1 + rnd(&r, 2);
+		else if (rnd(&r, 3) == 0)
+			S->nd[i].v100 = 2;
+	}
+	for (uint32_t i = 0; i < S->n; i++) {
+		uint32_t k = rnd(&r, 3);
+
+		for (uint32_t m = 0; m < k && S->nrun < PMAXN * 2; m++) {
+			struct fw_node_use *u = &S->run[S->nrun];
+
+			u->node = i;
+			u->cpus = 1 + rnd(&r, S->nd[i].cpus / 2);
+			u->mem_mb = 500 * (1 + rnd(&r, 4));
+			if (S->nd[i].a100 && rnd(&r, 2)) {
+				S->rg[S->nrun].idx = 0;
+				S->rg[S->nrun].count = 1;
+				u->gpus = 1;
+				u->gres = &S->rg[S->nrun];
+				u->ngres = 1;
+			}
+			S->run_end[S->nrun] = 1 + (int32_t)rnd(&r, 30);
+			S->nrun++;
+		}
+	}
+	S->njobs = 10 + rnd(&r, PMAXJ - 10);
+	for (uint32_t k = 0; k < S->njobs; k++) {
+		struct fw_plan_job *j = &S->jobs[k];
+
+		*j = sh_job(k + 1, 1000 - k, 1 + rnd(&r, 3),
+			    1 + rnd(&r, 8), 500 * (1 + rnd(&r, 8)),
+			    (int64_t)(1 + rnd(&r, 25)) * MIN);
+		/* Half the queue repeats an earlier shape (arrays, users
+		 * submitting the same job): the plan's shape memo is used. */
+		if (k > 0 && rnd(&r, 2)) {
+			const struct fw_plan_job *o = &S->jobs[rnd(&r, k)];
+
+			j->nodes_min = o->nodes_min;
+			j->cpus_per_node = o->cpus_per_node;
+			j->mem_per_node_mb = o->mem_per_node_mb;
+			j->time_limit = o->time_limit;
+			j->gpus_per_node = o->gpus_per_node;
+			S->jg[k] = S->jg[o - S->jobs];
+			j->gres = o->gres ? &S->jg[k] : NULL;
+			j->ngres = o->ngres;
+			j->exclusive = o->exclusive;
+			continue;
+		}
+		j->exclusive = rnd(&r, 8) == 0;
+		if (rnd(&r, 5) == 0) {
+			j->gpus_per_node = 1;
+			if (rnd(&r, 2)) {
+				S->jg[k].idx = rnd(&r, 2);
+				S->jg[k].count = 1;
+				j->gres = &S->jg[k];
+				j->ngres = 1;
+			}
+		}
+	}
+}
+
+/* One backfill pass over S; results into res (njobs). */
+static struct fw_plan *pscen_plan(const struct pscen *S,
+				  struct fw_cluster *cl,
+				  struct fw_plan_conf *conf,
+				  struct fw_plan_result *res,
+				  const struct fw_plan_result *started,
+				  const struct fw_plan_job *queue, uint32_t nq)
+{
+	struct fw_err e;
+	struct fw_plan *p = fw_plan_new(cl, conf, NOW, &e);
+
+	ck_assert_ptr_nonnull(p);
+	for (uint32_t k = 0; k < S->nrun; k++)
+		ck_assert_int_eq(fw_plan_add_running_use(
+			p, &S->run[k], 1, NOW + S->run_end[k] * MIN, NULL, 0,
+			&e), 0);
+	/* Jobs started by an earlier pass run now. */
+	for (uint32_t k = 0; started && k < S->njobs; k++) {
+		const struct fw_plan_job *j = &S->jobs[k];
+
+		if (started[k].kind != FW_PLAN_START_NOW)
+			continue;
+		for (uint32_t m = 0; m < started[k].nnodes; m++) {
+			struct fw_node_use u = {
+				.node = started[k].node_idx[m],
+				.cpus = j->cpus_per_node,
+				.mem_mb = j->mem_per_node_mb,
+				.gpus = j->gpus_per_node,
+				.gres = j->gres, .ngres = j->ngres,
+			};
+			struct fw_bitset *one;
+
+			if (started[k].shared) {
+				ck_assert_int_eq(fw_plan_add_running_use(
+					p, &u, 1, NOW + j->time_limit, NULL,
+					0, &e), 0);
+				continue;
+			}
+			one = fw_bitset_new(cl->nnodes);
+			fw_bitset_set(one, u.node);
+			ck_assert_int_eq(fw_plan_add_running(
+				p, one, NOW + j->time_limit, NULL, 0, &e), 0);
+			fw_bitset_free(one);
+		}
+	}
+	ck_assert_int_eq(fw_plan_backfill(p, queue, nq, res, &e), 0);
+	return p;
+}
+
+static void check_pass(const struct pscen *S, const struct fw_plan_result *res,
+		       uint64_t seed)
+{
+	struct dense *D = calloc(1, sizeof(*D));
+	int64_t a[RK];
+
+	dense_cap(D, S->nd, S->n);
+	for (uint32_t k = 0; k < S->nrun; k++) {
+		const struct fw_node_use *u = &S->run[k];
+		int64_t ua[RK] = { u->cpus, (int64_t)u->mem_mb, u->gpus,
+				   u->ngres ? 1 : 0, 0 };
+
+		/* Clamped as the plan books it. */
+		for (int m = 0; m < RK; m++) {
+			int64_t fr = D->cap[u->node][m];
+
+			for (int32_t t = 0; t < S->run_end[k]; t++)
+				if (D->cap[u->node][m] - D->used[u->node][t][m] <
+				    fr)
+					fr = D->cap[u->node][m] -
+					     D->used[u->node][t][m];
+			if (ua[m] > fr)
+				ua[m] = fr;
+		}
+		dense_book(D, u->node, 0, S->run_end[k], ua, false);
+	}
+	for (uint32_t k = 0; k < S->njobs; k++) {
+		const struct fw_plan_job *j = &S->jobs[k];
+		const struct fw_plan_result *r = &res[k];
+		bool whole = !r->shared;
+		int32_t L = (int32_t)(j->time_limit / MIN), c, want;
+		bool books = r->kind == FW_PLAN_START_NOW ||
+			     (r->kind == FW_PLAN_RESERVED && r->is_protected);
+
+		job_amounts(j, a);
+		want = dense_earliest(D, j->nodes_min, L, L, a,
+				      whole && j->exclusive);
+		if (r->kind == FW_PLAN_START_NOW || r->kind == FW_PLAN_RESERVED ||
+		    r->kind == FW_PLAN_ESTIMATED) {
+			c = (int32_t)((r->start - NOW) / MIN);
+			if (r->shared)
+				ck_assert_msg(c == want, "seed %llu job %u: "
+					      "start %d, brute force %d",
+					      (unsigned long long)seed, j->id,
+					      c, want);
+		} else if (r->kind == FW_PLAN_NOT_IN_WINDOW && !j->exclusive) {
+			ck_assert_msg(want < 0, "seed %llu job %u: none, brute "
+				      "force %d", (unsigned long long)seed,
+				      j->id, want);
+		}
+		if (!books)
+			continue;
+		c = (int32_t)((r->start - NOW) / MIN);
+		for (uint32_t m = 0; m < r->nnodes; m++) {
+			ck_assert_msg(dense_fits(D, r->node_idx[m], c, c + L, a,
+						 whole),
+				      "seed %llu job %u node %u does not fit",
+				      (unsigned long long)seed, j->id,
+				      r->node_idx[m]);
+			dense_book(D, r->node_idx[m], c, c + L, a, whole);
+		}
+	}
+	dense_check(D, seed);
+	free(D);
+}
+
+START_TEST(property_no_oversubscription)
+{
+	uint64_t seed = 0x5eed0000u + (uint64_t)_i;
+	struct pscen *S = calloc(1, sizeof(*S));
+	struct fw_plan_result res[PMAXJ], res2[PMAXJ];
+	struct fw_plan_job queue[PMAXJ];
+	uint32_t idx[PMAXJ], nq = 0;
+	struct fw_cluster *cl;
+	struct fw_plan_conf *conf = sh_conf();
+	struct fw_plan *p;
+
+	pscen_build(S, seed);
+	cl = sh_cluster(S->nd, S->n, false);
+	conf->bf_window = PSLOTS * MIN;
+	conf->bf_min_prio_reserve = 990;	/* the first ten are protected */
+	p = pscen_plan(S, cl, conf, res, NULL, S->jobs, S->njobs);
+	check_pass(S, res, seed);
+	fw_plan_free(p);
+	/* Start what started; plan the rest again: protected jobs do not
+	 * move later. */
+	for (uint32_t k = 0; k < S->njobs; k++)
+		if (res[k].kind != FW_PLAN_START_NOW) {
+			idx[nq] = k;
+			queue[nq++] = S->jobs[k];
+		}
+	p = pscen_plan(S, cl, conf, res2, res, queue, nq);
+	for (uint32_t m = 0; m < nq; m++) {
+		const struct fw_plan_result *a = &res[idx[m]], *b = &res2[m];
+
+		if (a->kind == FW_PLAN_RESERVED && a->is_protected)
+			ck_assert_msg(b->kind == FW_PLAN_START_NOW ||
+				      (b->kind == FW_PLAN_RESERVED &&
+				       b->start <= a->start),
+				      "seed %llu job %u moved from %lld",
+				      (unsigned long long)seed, idx[m] + 1,
+				      (long long)(a->start - NOW));
+	}
+	fw_plan_free(p);
+	fw_plan_results_free(res, S->njobs);
+	fw_plan_results_free(res2, nq);
+	fw_plan_conf_free(conf);
+	fw_cluster_free(cl);
+	free(S);
+}
+END_TEST
+
+Suite *plan_share_suite(void)
+{
+	Suite *s = suite_create("plan_share");
+	TCase *t = tcase_create("hand");
+	TCase *q = tcase_create("property");
+
+	tcase_add_test(t, eight_one_cpu_jobs_share_a_node);
+	tcase_add_test(t, memory_limits_a_node);
+	tcase_add_test(t, protected_job_not_delayed_by_backfill);
+	tcase_add_test(t, typed_gpus);
+	tcase_add_test(t, exclusive_and_whole_node_partition);
+	tcase_add_test(t, oversubscribed_running_jobs_clamp);
+	tcase_add_test(t, started_use_books_the_real_allocation);
+	tcase_add_test(t, partial_reservation_hold);
+	tcase_add_test(t, main_pass_reasons);
+	suite_add_tcase(s, t);
+	tcase_add_loop_test(q, property_no_oversubscription, 0, 300);
+	tcase_set_timeout(q, 120);
+	suite_add_tcase(s, q);
+	return s;
+}
