@@ -42,39 +42,48 @@ squeue_start() { # epoch of squeue --start's START_TIME, or none
   case "$s" in ''|N/A|Unknown) echo none;; *) epoch "$s";; esac
 }
 mix() {
-  local j i n max=0 m=() g1 g2 g3 r=() s=() big x first now
-  say "1. eight 1-CPU jobs on n4"
-  for i in 1 2 3 4 5 6 7 8; do j+=" $(submit -w n4 -n 1 -t 1 --wrap 'sleep 8')"; done
+  local f i n max=0 m=() g1 g2 g3 r=() s=() big x first now
+  say "1. eight 1-CPU jobs on n4 (n1-n3 held by an --exclusive job)"
+  f=$(submit -N 3 --exclusive -t 2 --wrap 'sleep 60')
+  wait_until 10 job_is "$f" RUNNING
+  echo "filler $(job_field "$f" NodeList)"
+  for i in 1 2 3 4 5 6 7 8; do submit -n 1 -t 1 --wrap 'sleep 8' > /dev/null; done
   for _ in $(seq 20); do
     n=$(running_on n4); [ "$n" -gt "$max" ] && max=$n
     [ "$max" = 8 ] && break; sleep 0.5
   done
   echo "share8_max $max"
-  wait_until 40 queue_empty
+  wait_until 30 bash -c '[ "$(squeue -h -w n4 -o %i | wc -l)" = 0 ]'
 
-  say "2. memory limits n4; 3. a100 vs v100 on n1-n3"
-  for i in 1 2 3; do m+=("$(submit -w n4 -n 1 --mem=7000 -t 1 --wrap 'sleep 12')"); done
-  g1=$(submit -N 2 -w 'n[1-2]' -n 2 --gres=gpu:a100:2 -t 1 --wrap 'sleep 15')
-  sleep 1
-  g2=$(submit -n 1 --gres=gpu:a100:1 -t 1 --wrap 'sleep 2')
-  g3=$(submit -n 1 --gres=gpu:v100:1 -t 1 --wrap 'sleep 2')
+  say "2. memory limits n4 (n1-n3 still held)"
+  for i in 1 2 3; do m+=("$(submit -n 1 --mem=7000 -t 1 --wrap 'sleep 12')"); done
   wait_until 10 has_start "${m[2]}"
-  wait_until 10 has_start "$g2"
-  wait_until 10 job_is "$g3" RUNNING
+  sleep 1
   n=0; for i in 0 1 2; do job_is "${m[$i]}" RUNNING && n=$((n + 1)); done
-  echo "mem_running $n"
+  echo "mem_running $n $(squeue -h -t R -o %N -j "${m[0]},${m[1]}" | sort -u | paste -sd,)"
   echo "mem3_state $(job_state "${m[2]}")"
   echo "mem3_reason $(squeue -h -j "${m[2]}" -o %r)"
   first=$(start_epoch "${m[0]}"); [ "$(start_epoch "${m[1]}")" -lt "$first" ] && first=$(start_epoch "${m[1]}")
   echo "mem3_start $(delta "$(start_epoch "${m[2]}")" $((first + 60)))"
   echo "mem3_squeue $(delta "$(squeue_start "${m[2]}")" $((first + 60)))"
   echo "mem3_sched $(sched_nodes "${m[2]}")"
+  wait_until 30 not_pending "${m[2]}"
+  echo "mem3_ran $(job_field "${m[2]}" NodeList) $([ "$(start_epoch "${m[2]}")" -ge "$(epoch "$(job_field "${m[0]}" EndTime)")" ] && echo after-first-end)"
+  scancel "$f"
+  wait_until 60 queue_empty
+
+  say "3. a100 vs v100"
+  g1=$(submit -N 2 -n 2 --gres=gpu:a100:2 -t 1 --wrap 'sleep 15')
+  wait_until 10 job_is "$g1" RUNNING
+  g2=$(submit -n 1 --gres=gpu:a100:1 -t 1 --wrap 'sleep 2')
+  g3=$(submit -n 1 --gres=gpu:v100:1 -t 1 --wrap 'sleep 2')
+  wait_until 10 has_start "$g2"
+  wait_until 10 job_is "$g3" RUNNING
   echo "g2_state $(job_state "$g2")"
   echo "g2_start $(delta "$(start_epoch "$g2")" $(( $(start_epoch "$g1") + 60 )))"
   echo "g2_sched $(sched_nodes "$g2")"
   echo "g3_state $(job_state "$g3") $(job_field "$g3" NodeList)"
   wait_until 60 queue_empty
-  echo "mem3_ran $(job_state "${m[2]}") $(job_field "${m[2]}" NodeList)"
   echo "g2_ran $(job_state "$g2") $(job_field "$g2" NodeList)"
 
   say "4. a protected -n 16 job and lower-priority 1-CPU jobs"
@@ -131,7 +140,7 @@ mix | tee "$out_fw" | grep -v '^[a-z]'
 wait "$refpid"
 
 val() { sed -n "s/^$2 //p" "$1" | head -n1; }
-keys=(share8_max mem_running mem3_state mem3_reason mem3_start mem3_squeue mem3_sched
+keys=(filler share8_max mem_running mem3_state mem3_reason mem3_start mem3_squeue mem3_sched
   mem3_ran g2_state g2_start g2_sched g3_state g2_ran big_first big_sched small_started
   small_nodes excl_state big_start big_nodes big_after_blockers small_started_before_big)
 printf '    %-26s %-24s %s\n' observation "sched/backfill" "sched/fairway"
@@ -143,14 +152,15 @@ say "checks (sched/fairway)"
 f() { val "$out_fw" "$1"; }
 # near0 V TOL: V is a number with |V| <= TOL
 near0() { [[ "$1" =~ ^-?[0-9]+$ ]] && near "$1" 0 "$2"; }
+check_eq "the --exclusive filler took n1-n3" "n[1-3]" "$(f filler)"
 check_eq "1. eight 1-CPU jobs ran on n4 at the same time" 8 "$(f share8_max)"
-check_eq "2. two 7000 MB jobs run on n4" 2 "$(f mem_running)"
+check_eq "2. two 7000 MB jobs run on n4" "2 n4" "$(f mem_running)"
 check_eq "... the third waits (memory, with 6 CPUs idle)" PENDING "$(f mem3_state)"
 check_eq "... for Resources" Resources "$(f mem3_reason)"
 check "... StartTime = the first one's start + 60 s (+-2): $(f mem3_start)" near0 "$(f mem3_start)" 2
 check "... squeue --start says the same: $(f mem3_squeue)" near0 "$(f mem3_squeue)" 2
 check_eq "... SchedNodeList" n4 "$(f mem3_sched)"
-check_eq "... then it ran on n4" "COMPLETED n4" "$(f mem3_ran)"
+check_eq "... it ran on n4 once the first one ended" "n4 after-first-end" "$(f mem3_ran)"
 check_eq "3. gpu:a100:1 waits while the v100s are free" PENDING "$(f g2_state)"
 check_eq "... gpu:v100:1 starts at once on n3" "RUNNING n3" "$(f g3_state)"
 check "... the a100 job is planned at the 2-node a100 job's limit (+-2): $(f g2_start)" near0 "$(f g2_start)" 2

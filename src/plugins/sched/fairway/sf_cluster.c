@@ -453,19 +453,23 @@ int sf_cluster_refresh(struct fw_err *err)
 	    sf.cluster->nnodes == (uint32_t)node_record_count)
 		return 0;
 	c = fw_cluster_new();
-	if (register_gres(c, err)) {
+	if (register_gres(c, err) ||
+	    fw_cluster_set_shared(c, select_shares_nodes(), err) ||
+	    add_nodes(c, err) || add_partitions(c, err) ||
+	    add_licenses(c, err)) {
 		fw_cluster_free(c);
 		return -1;
 	}
-	if (select_shares_nodes() && fw_cluster_set_shared(c, true, err)) {
+	if (fw_cluster_finalize(c, err) && c->shared) {
 		/* Too many GRES to plan per node: plan whole nodes, as
 		 * before shared planning existed, and say why. */
 		fw_log_err(PLUGIN, err);
 		error("%s: %s shares nodes, but sched/fairway plans whole nodes",
 		      PLUGIN, slurm_conf.select_type);
+		if (!fw_cluster_set_shared(c, false, err))
+			fw_cluster_finalize(c, err);
 	}
-	if (add_nodes(c, err) || add_partitions(c, err) ||
-	    add_licenses(c, err) || fw_cluster_finalize(c, err)) {
+	if (!c->final) {
 		fw_cluster_free(c);
 		return -1;
 	}

@@ -380,6 +380,7 @@ static bool job_use(struct pass *p, job_record_t *job, uint32_t *n)
 		}
 		memset(u, 0, sizeof(*u));
 		u->node = (uint32_t)i;
+		u->job = job->job_id;
 		cores = count_job_resources_node(jr, j);
 		u->cpus = cores > 0 ? (uint32_t)cores * sf_node_tpc(nd) : 0;
 		if (u->cpus < jr->cpus[j])
