@@ -8,13 +8,17 @@
 # Expected values by hand from Slurm's documented behaviour (cons_tres
 # allocates cores and memory per node; a job without --mem gets
 # DefMemPerCPU x its CPUs; time limits in whole minutes):
-#  1. eight 1-CPU jobs on n4 run at the same time (8 CPUs, 8 x 1000 MB);
-#  2. three 1-CPU jobs of 7000 MB on n4: two run, the third waits for
+#  1. with n1-n3 held by an --exclusive job, eight 1-CPU jobs run at the
+#     same time on n4 (8 CPUs, 8 x 1000 MB);
+#  2. then three 1-CPU jobs of 7000 MB: two run on n4, the third waits for
 #     memory (16000 MB) with 6 CPUs idle; it is planned (StartTime, also
-#     squeue --start) at the first one's limit (start + 60 s) on n4;
-#  3. gpu:a100:1 waits for an a100 (n1-n2, both held by a 2-node job)
-#     while n3's v100s are free: planned at that job's limit on n1 or n2;
-#     a gpu:v100:1 job starts at once on n3;
+#     squeue --start) at the first one's limit (start + 60 s) on n4, and
+#     runs there when the first one ends;
+#  3. an untyped --gres=gpu:2 job on two nodes gets n1-n2 and their a100s;
+#     gpu:a100:1 then waits for an a100 while n3's v100s are free: planned
+#     at that job's limit on n1 or n2; a gpu:v100:1 job starts at once on
+#     n3; with tmpdisk:100 (count-only) on n2-n4, three tmpdisk:60 jobs run
+#     at once, one per node, and a fourth is planned at the first's limit;
 #  4. a protected -n 16 job (two whole 8-CPU nodes) waits for two 6-CPU
 #     jobs on n1, n2 (1-minute limit; n3, n4 hold 6-CPU jobs for 5
 #     minutes): planned at their limit on n[1-2]; six lower-priority
@@ -23,8 +27,8 @@
 #     -n 16 job starts when n1/n2 free up, no later than its first
 #     StartTime + bf_resolution (1 s); an --exclusive job waits while every
 #     node is partly used.
-# With the whole-node planner (before issue 14) parts 1, 2, 4 failed: one
-# job per node.
+# The whole-node planner (main before issue 14) fails 10 checks: parts 1,
+# 2 and the backfilled 1-CPU jobs of part 4 (one job per node).
 source "$(dirname "$0")/lib.sh"
 
 shape=(--nodes 4 --cpus 8 --mem 16000 --select-params CR_Core_Memory
@@ -42,7 +46,7 @@ squeue_start() { # epoch of squeue --start's START_TIME, or none
   case "$s" in ''|N/A|Unknown) echo none;; *) epoch "$s";; esac
 }
 mix() {
-  local f i n max=0 m=() g1 g2 g3 r=() s=() big x first now
+  local f i n max=0 m=() t=() g1 g2 g3 r=() s=() big x first now
   say "1. eight 1-CPU jobs on n4 (n1-n3 held by an --exclusive job)"
   f=$(submit -N 3 --exclusive -t 2 --wrap 'sleep 60')
   wait_until 10 job_is "$f" RUNNING
@@ -73,8 +77,10 @@ mix() {
   wait_until 60 queue_empty
 
   say "3. a100 vs v100"
-  g1=$(submit -N 2 -n 2 --gres=gpu:a100:2 -t 1 --wrap 'sleep 15')
+  # untyped: it gets the a100s of n1-n2 (cons_tres takes the first nodes)
+  g1=$(submit -N 2 -n 2 --gres=gpu:2 -t 1 --wrap 'sleep 15')
   wait_until 10 job_is "$g1" RUNNING
+  echo "g1_nodes $(job_field "$g1" NodeList)"
   g2=$(submit -n 1 --gres=gpu:a100:1 -t 1 --wrap 'sleep 2')
   g3=$(submit -n 1 --gres=gpu:v100:1 -t 1 --wrap 'sleep 2')
   wait_until 10 has_start "$g2"
@@ -83,8 +89,17 @@ mix() {
   echo "g2_start $(delta "$(start_epoch "$g2")" $(( $(start_epoch "$g1") + 60 )))"
   echo "g2_sched $(sched_nodes "$g2")"
   echo "g3_state $(job_state "$g3") $(job_field "$g3" NodeList)"
+  # tmpdisk:100 on n2-n4, count-only: one 60 per node
+  for i in 1 2 3 4; do t+=("$(submit -n 1 --gres=tmpdisk:60 -t 1 --wrap 'sleep 6')"); done
+  wait_until 10 has_start "${t[3]}"
+  echo "tmp_running $(squeue -h -t R -o %N -j "$(IFS=,; echo "${t[*]}")" | sort | paste -sd,)"
+  echo "tmp4_state $(job_state "${t[3]}")"
+  first=$(start_epoch "${t[0]}")
+  for i in 1 2; do [ "$(start_epoch "${t[$i]}")" -lt "$first" ] && first=$(start_epoch "${t[$i]}"); done
+  echo "tmp4_start $(delta "$(start_epoch "${t[3]}")" $((first + 60)))"
   wait_until 60 queue_empty
   echo "g2_ran $(job_state "$g2") $(job_field "$g2" NodeList)"
+  echo "tmp4_ran $(job_state "${t[3]}")"
 
   say "4. a protected -n 16 job and lower-priority 1-CPU jobs"
   for i in 1 2; do r+=("$(submit -w "n$i" -n 6 -t 1 --wrap 'sleep 58')"); done
@@ -141,7 +156,7 @@ wait "$refpid"
 
 val() { sed -n "s/^$2 //p" "$1" | head -n1; }
 keys=(filler share8_max mem_running mem3_state mem3_reason mem3_start mem3_squeue mem3_sched
-  mem3_ran g2_state g2_start g2_sched g3_state g2_ran big_first big_sched small_started
+  mem3_ran g1_nodes g2_state g2_start g2_sched g3_state g2_ran tmp_running tmp4_state tmp4_start tmp4_ran big_first big_sched small_started
   small_nodes excl_state big_start big_nodes big_after_blockers small_started_before_big)
 printf '    %-26s %-24s %s\n' observation "sched/backfill" "sched/fairway"
 for k in "${keys[@]}"; do
@@ -161,11 +176,16 @@ check "... StartTime = the first one's start + 60 s (+-2): $(f mem3_start)" near
 check "... squeue --start says the same: $(f mem3_squeue)" near0 "$(f mem3_squeue)" 2
 check_eq "... SchedNodeList" n4 "$(f mem3_sched)"
 check_eq "... it ran on n4 once the first one ended" "n4 after-first-end" "$(f mem3_ran)"
-check_eq "3. gpu:a100:1 waits while the v100s are free" PENDING "$(f g2_state)"
+check_eq "3. an untyped --gres=gpu:2 job on 2 nodes got n1-n2 (their a100s)" "n[1-2]" "$(f g1_nodes)"
+check_eq "... gpu:a100:1 waits while the v100s are free" PENDING "$(f g2_state)"
 check_eq "... gpu:v100:1 starts at once on n3" "RUNNING n3" "$(f g3_state)"
-check "... the a100 job is planned at the 2-node a100 job's limit (+-2): $(f g2_start)" near0 "$(f g2_start)" 2
+check "... the a100 job is planned at the untyped job's limit (+-2): $(f g2_start)" near0 "$(f g2_start)" 2
 check "... on n1 or n2: $(f g2_sched)" bash -c "[[ '$(f g2_sched)' =~ ^n[12]$ ]]"
 check "... and ran there: $(f g2_ran)" bash -c "[[ '$(f g2_ran)' =~ ^COMPLETED\ n[12]$ ]]"
+check_eq "... three tmpdisk:60 jobs run at once, one per tmpdisk node" "n2,n3,n4" "$(f tmp_running)"
+check_eq "... a fourth waits (tmpdisk:100 per node)" PENDING "$(f tmp4_state)"
+check "... planned at the first one's limit (+-2): $(f tmp4_start)" near0 "$(f tmp4_start)" 2
+check_eq "... and then runs" COMPLETED "$(f tmp4_ran)"
 check "4. the -n 16 job is planned at the 6-CPU jobs' limit on n1-n2 (+-2): $(f big_first)" near0 "$(f big_first)" 2
 check_eq "... SchedNodeList" "n[1-2]" "$(f big_sched)"
 check_eq "... the four 1-CPU jobs that fit n3/n4 start at once" 4 "$(f small_started)"
