@@ -27,8 +27,8 @@
 #     -n 16 job starts when n1/n2 free up, no later than its first
 #     StartTime + bf_resolution (1 s); an --exclusive job waits while every
 #     node is partly used.
-# The whole-node planner (main before issue 14) fails 10 checks: parts 1,
-# 2 and the backfilled 1-CPU jobs of part 4 (one job per node).
+# The whole-node planner (main before issue 14) fails 11 of the 28 checks:
+# parts 1, 2, the tmpdisk jobs of 3 and the backfilled 1-CPU jobs of 4.
 source "$(dirname "$0")/lib.sh"
 
 shape=(--nodes 4 --cpus 8 --mem 16000 --select-params CR_Core_Memory
