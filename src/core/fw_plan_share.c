@@ -246,22 +246,16 @@ int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
 	return search(s, cand, n, L, cmin, cmax);
 }
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static uint64_t shape_hash(const struct fw_share *s, uint32_t cls, int fit,
 			   uint32_t n, int64_t d)
 {
-	uint64_t h = mix(((uint64_t)cls << 40) ^ ((uint64_t)fit << 32) ^ n);
+	uint64_t h = fw_mix64(((uint64_t)cls << 40) ^
+			      ((uint64_t)fit << 32) ^ n);
 
-	h = mix(h ^ (uint64_t)d);
+	h = fw_mix64(h ^ (uint64_t)d);
 	for (uint32_t k = 0; k < s->K; k++)
-		h = mix(h ^ (uint64_t)s->req[k]);
+		h = fw_mix64(h ^ (uint64_t)s->req[k]);
 	return h;
 }
 
