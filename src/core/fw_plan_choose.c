@@ -9,7 +9,7 @@
 /* Node choice, reasons                                                */
 /* ------------------------------------------------------------------ */
 
-static int u32_cmp(const void *a, const void *b)
+int u32_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 

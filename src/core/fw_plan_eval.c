@@ -179,6 +179,51 @@ static void keep_shared_sel(struct fw_plan *p, struct cand *cd)
  * island (fit ISLAND: the earliest island wins, ties the lowest; with
  * any0, a start now across islands beats a later one inside one).
  */
+/*
+ * A job with required nodes (--nodelist): all of them, plus n - r more of
+ * its other candidates, each with the job's amounts free.  The two
+ * searches are alternated from c until they agree (each only moves on).
+ */
+static int32_t place_required(struct fw_plan *p, const struct fw_plan_job *j,
+			      struct cand *cd, int32_t c, int32_t cmax)
+{
+	struct fw_share *s = p->sh;
+	uint32_t r = fw_bitset_count(j->req_nodes), n = j->nodes_min, m = 0;
+	int64_t i;
+
+	/* Main pass: a required node that a higher-priority job blocked. */
+	for (uint32_t w = 0; w < p->W; w++)
+		if (j->req_nodes->w[w] & ~cd->E[w])
+			return -1;
+	while (c >= 0) {
+		int32_t c2 = c;
+
+		c = fw_share_earliest(s, j->req_nodes, r, c, cmax, cd->L0,
+				      cd->L);
+		if (c < 0 || n <= r)
+			break;
+		shared_cand(p, cd, -1);
+		fw_bitset_andnot(s->cand, j->req_nodes);
+		c2 = fw_share_earliest(s, s->cand, n - r, c, cmax, cd->L0,
+				       cd->L);
+		if (c2 == c)
+			break;
+		c = c2;
+	}
+	if (c < 0)
+		return -1;
+	/* The selection: the others chosen last, then the required ones. */
+	if (n > r)
+		memmove(p->sel, s->sel, (n - r) * sizeof(uint32_t));
+	m = n > r ? n - r : 0;
+	FW_BITSET_FOREACH(j->req_nodes, i)
+		p->sel[m++] = (uint32_t)i;
+	p->nsel = m;
+	qsort(p->sel, p->nsel, sizeof(*p->sel), u32_cmp);
+	cd->sel_valid = true;
+	return c;
+}
+
 static int32_t place_shared(struct fw_plan *p, const struct fw_plan_job *j,
 			    struct cand *cd, int32_t c, int32_t cmax,
 			    bool any0)
@@ -187,6 +232,8 @@ static int32_t place_shared(struct fw_plan *p, const struct fw_plan_job *j,
 	int32_t best = -1, k;
 
 	cd->island = -1;
+	if (j->req_nodes)
+		return place_required(p, j, cd, c, cmax);
 	if (cd->fit == FW_FIT_ANY) {
 		shared_cand(p, cd, -1);
 		best = fw_share_earliest(p->sh, p->sh->cand, n, c, cmax,
@@ -532,7 +579,8 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 	if (p->sh && fw_share_job(p->cl, j, q))
 		return evaluate_shared(p, j, cd, x.cmin, x.cmax, x.any0,
 				       pass == FW_PASS_BACKFILL && !x.custom &&
-				       !j->nlics && !x.from_next_step);
+				       !j->nlics && !j->req_nodes &&
+				       !x.from_next_step);
 	evaluate_whole(p, &x, cd);
 }
 

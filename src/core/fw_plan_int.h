@@ -294,6 +294,7 @@ void cmap_free(struct cmap *m);
 void frontier_add(struct frontier *f, uint32_t n, int64_t d, int32_t c);
 
 /* fw_plan_choose.c */
+int u32_cmp(const void *a, const void *b);
 bool spans_islands(const struct fw_plan *p);
 uint32_t choose_nodes(struct fw_plan *p, const struct cand *cd,
 		      const struct fw_plan_job *j, uint32_t want,

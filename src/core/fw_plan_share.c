@@ -83,7 +83,7 @@ bool fw_share_job(const struct fw_cluster *cl, const struct fw_plan_job *j,
 		  int32_t q)
 {
 	return cl->shared && !j->exclusive && !cl->parts[q].whole_nodes &&
-	       j->resv < 0 && !j->req_nodes;
+	       j->resv < 0;
 }
 
 void fw_share_set_req(struct fw_share *s, const struct fw_plan_job *j)

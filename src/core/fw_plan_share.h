@@ -52,9 +52,9 @@ struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots);
 void fw_share_free(struct fw_share *s);
 
 /* Is job j planned on parts of nodes in partition q? (Not for jobs that
- * want whole nodes, nor for jobs in an advanced reservation or with
- * required nodes: those keep the whole-node search, which never promises
- * more than the nodes can give.) */
+ * want whole nodes, nor for jobs in an advanced reservation: those keep
+ * the whole-node search, which never promises more than the nodes can
+ * give.) */
 bool fw_share_job(const struct fw_cluster *cl, const struct fw_plan_job *j,
 		  int32_t q);
 /* s->req = what j needs on each node. */
