@@ -221,7 +221,7 @@ static void conclude_start(struct fw_plan *p, const struct fw_plan_job *j,
 	d->reason = FW_REASON_NONE;
 	d->start = p->now;
 	d->end = j->time_limit > 0 ? p->now + j->time_limit : 0;
-	d->nnodes = cd->shared ? choose_shared(p, cd, want) :
+	d->nnodes = cd->shared ? choose_shared(p, cd, j, want) :
 		    choose_nodes(p, cd, j, want, true);
 	d->shared = cd->shared;
 	d->allowed = p->allowed;

@@ -84,13 +84,14 @@ void sel_to_nodes(struct fw_plan *p)
  * 1,000 small jobs cost 200 ms).
  */
 uint32_t choose_shared(struct fw_plan *p, const struct cand *cd,
-		       uint32_t want)
+		       const struct fw_plan_job *j, uint32_t want)
 {
 	const uint64_t *cw = p->sh->cand->w;
 	uint32_t last = UINT32_MAX;
 	int64_t i;
 
 	shared_cand(p, cd, cd->island);
+	shared_view(p, j);
 	fw_bitset_clear_all(p->allowed);
 	for (uint32_t k = 0; k < p->nsel; k++) {
 		uint32_t w = p->sel[k] >> 6;
@@ -179,6 +180,7 @@ static void classify_shared(struct fw_plan *p, const struct fw_plan_job *j,
 	d->reason = busy_reason(j);
 	if (pass != FW_PASS_MAIN || cd->Eb == cd->E)
 		return;
+	shared_view(p, j);
 	fw_share_set_req(p->sh, j);
 	fw_bitset_word_range(p->Eb, &lo, &hi);
 	for (uint32_t w = lo; w < hi; w++) {

@@ -155,6 +155,14 @@ static void cand_static(struct cand *cd, enum fw_plan_kind k,
 	cd->reason = r;
 }
 
+/* The share layer looks at what job j may use: its advanced
+ * reservation's view, or everything outside reservations. */
+void shared_view(struct fw_plan *p, const struct fw_plan_job *j)
+{
+	fw_share_use_view(p->sh, j->resv, j->resv >= 0 ?
+			  p->resv[j->resv].nodes : NULL);
+}
+
 /* s->cand = the candidate words of cd, inside island k (-1: any). */
 void shared_cand(struct fw_plan *p, const struct cand *cd, int32_t k)
 {
@@ -279,6 +287,7 @@ static void evaluate_shared(struct fw_plan *p, const struct fw_plan_job *j,
 	int64_t dkey = j->time_limit > 0 ? j->time_limit : INT64_MAX;
 
 	cd->shared = true;
+	shared_view(p, j);
 	fw_share_set_req(p->sh, j);
 	if (memo) {
 		bool valid;
@@ -576,7 +585,7 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 		return;
 	cd->prot = pass == FW_PASS_BACKFILL && meets_thresholds(p, j) &&
 		   (p->depth == 0 || p->part_resv[q] < p->depth);
-	if (p->sh && fw_share_job(p->cl, j, q))
+	if (p->sh && fw_share_job(p->cl, j, q) && !(x.R && x.R->partial))
 		return evaluate_shared(p, j, cd, x.cmin, x.cmax, x.any0,
 				       pass == FW_PASS_BACKFILL && !x.custom &&
 				       !j->nlics && !j->req_nodes &&

@@ -300,7 +300,7 @@ uint32_t choose_nodes(struct fw_plan *p, const struct cand *cd,
 		      const struct fw_plan_job *j, uint32_t want,
 		      bool with_allowed);
 uint32_t choose_shared(struct fw_plan *p, const struct cand *cd,
-		       uint32_t want);
+		       const struct fw_plan_job *j, uint32_t want);
 void book_sel(struct fw_plan *p, const struct fw_plan_job *j,
 	      uint32_t seq, bool shared, int32_t a, int32_t b);
 void classify(struct fw_plan *p, const struct fw_plan_job *j,
@@ -309,6 +309,7 @@ void classify(struct fw_plan *p, const struct fw_plan_job *j,
 void sel_to_nodes(struct fw_plan *p);
 
 /* fw_plan_eval.c */
+void shared_view(struct fw_plan *p, const struct fw_plan_job *j);
 void evaluate_best(struct fw_plan *p, const struct fw_plan_job *j,
 		   enum fw_plan_pass pass, int32_t cmin,
 		   struct cand *best);

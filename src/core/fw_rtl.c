@@ -99,6 +99,25 @@ static void list_add(struct rtl_list *l, uint32_t K, int32_t a, int32_t b,
 	list_merge_at(l, K, ia);
 }
 
+/* Subtract min(amt, v) at every point of [a, b) (clamped, a < b); points
+ * inside may now repeat their neighbours, so the whole range is
+ * coalesced. */
+static void list_take_upto(struct rtl_list *l, uint32_t K, int32_t a,
+			   int32_t b, const int64_t *amt)
+{
+	uint32_t ia = list_split(l, K, a);
+	uint32_t ib = b == FW_RTL_INF ? l->m : list_split(l, K, b);
+
+	for (uint32_t j = ia; j < ib; j++)
+		for (uint32_t r = 0; r < K; r++) {
+			int64_t *v = &l->v[(size_t)j * K + r];
+
+			*v -= amt[r] < *v ? amt[r] : *v;
+		}
+	for (uint32_t j = ib; j >= ia && j > 0; j--)
+		list_merge_at(l, K, j);
+}
+
 /* out = per-resource minimum of l over [a, b) (clamped, a < b). */
 static void list_min(const struct rtl_list *l, uint32_t K, int32_t a,
 		     int32_t b, int64_t *out)
@@ -430,6 +449,18 @@ int fw_rtl_take_nodes(struct fw_rtl *r, const uint32_t *nodes, uint32_t n,
 			return -1;
 	for (uint32_t i = 0; i < n; i++)
 		apply(r, nodes[i], a, b, amt, -1);
+	return 0;
+}
+
+int fw_rtl_take_upto(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
+		     const int64_t *amt)
+{
+	if (!amounts_ok(r, amt) || node >= r->nnodes)
+		return -1;
+	if (!clamp(r, &a, &b))
+		return 0;
+	list_take_upto(&r->node[node], r->K, a, b, amt);
+	buckets_refresh(r, node, a, b);
 	return 0;
 }
 
