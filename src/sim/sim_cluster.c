@@ -506,6 +506,22 @@ static int include_file(struct conf_ctx *x, const char *arg)
 	return rc ? -2 : 0; /* -2: already located in the included file */
 }
 
+/* SelectType=select/linear | select/cons_tres | select/cons_res */
+static int select_type_key(struct sim_cluster *c, const char *v,
+			   struct fw_err *err)
+{
+	if (!strcasecmp(v, "select/linear"))
+		c->whole_nodes = true;
+	else if (!strcasecmp(v, "select/cons_tres") ||
+		 !strcasecmp(v, "select/cons_res"))
+		c->whole_nodes = false;
+	else
+		return kv_err(err, "SelectType", v,
+			      "expected select/cons_tres, select/cons_res or "
+			      "select/linear");
+	return 0;
+}
+
 static int conf_line_cb(void *ctx, const char *line, int lineno)
 {
 	struct conf_ctx *x = ctx;
@@ -542,6 +558,8 @@ static int conf_line_cb(void *ctx, const char *line, int lineno)
 		for (int i = 0; i < kv.n && !rc; i++) {
 			if (!strcasecmp(kv.key[i], "Licenses"))
 				rc = licenses_key(x->c, kv.val[i], x->err);
+			else if (!strcasecmp(kv.key[i], "SelectType"))
+				rc = select_type_key(x->c, kv.val[i], x->err);
 			else
 				keep_key(x->c, kv.key[i], kv.val[i], x->name,
 					 lineno);

@@ -84,6 +84,10 @@ struct sim_cluster {
 	size_t node_mask;
 	/* totals */
 	uint64_t total_cpus, total_mem_mb, total_gpus;
+	/* SelectType: select/cons_tres and cons_res (Slurm's default since
+	 * 23.02, also when SelectType is not given) share nodes between jobs;
+	 * select/linear gives jobs whole nodes. */
+	bool whole_nodes;
 };
 
 void sim_cluster_init(struct sim_cluster *c);

@@ -37,6 +37,7 @@ struct core_job {
 	bool usage_counts;       /* not excluded by partition/QOS */
 	bool part_down;          /* its partition starts nothing */
 	struct fw_bitset *alloc; /* running: its nodes */
+	bool shared;             /* running on parts of its nodes */
 	struct fw_plan_lic lic[SIM_MAX_LICENSES];
 	uint32_t nlic;
 	fw_time_t prio_at;       /* when its priority was last computed */
@@ -197,6 +198,7 @@ static int build_cluster(struct sim_core *k, struct fw_err *err)
 			.name = sp->name, .nodes = b,
 			.priority_tier = sp->prio_tier,
 			.max_time = sp->max_time > 0 ? sp->max_time : 0,
+			.whole_nodes = sp->exclusive,
 		};
 		int32_t r = fw_cluster_add_partition(k->cl, &d, err);
 		fw_bitset_free(b);
@@ -209,6 +211,8 @@ static int build_cluster(struct sim_core *k, struct fw_err *err)
 		if (fw_cluster_add_license(k->cl, c->lic[i].name, c->lic[i].count,
 					   err) < 0)
 			return -1;
+	if (fw_cluster_set_shared(k->cl, !c->whole_nodes, err))
+		return -1;
 	return fw_cluster_finalize(k->cl, err);
 }
 
@@ -720,6 +724,35 @@ size_t sim_core_never(const struct sim_core *k, struct sim_rjob ***jobs,
 	return k->nnever;
 }
 
+/* A running job as the plan sees it: whole nodes, or its amounts on
+ * each node when it shares them. */
+static int add_running(struct sim_core *k, struct fw_plan *p,
+		       const struct sim_rjob *j, fw_time_t end,
+		       struct fw_err *err)
+{
+	const struct core_job *cj = cj_of(j);
+	struct fw_node_use *u;
+	uint32_t n = 0;
+	int64_t i;
+	int rc;
+
+	if (!cj->shared)
+		return fw_plan_add_running(p, cj->alloc, end, cj->lic,
+					   cj->nlic, err);
+	u = fw_xcalloc(k->c->nnodes ? k->c->nnodes : 1, sizeof(*u));
+	FW_BITSET_FOREACH(cj->alloc, i) {
+		u[n].node = (uint32_t)i;
+		u[n].job = j->tj->id;
+		u[n].cpus = j->cpus_per_node;
+		u[n].mem_mb = j->mem_per_node_mb;
+		u[n].gpus = j->gpus_per_node;
+		n++;
+	}
+	rc = fw_plan_add_running_use(p, u, n, end, cj->lic, cj->nlic, err);
+	free(u);
+	return rc;
+}
+
 /* A fresh plan at now holding the running jobs. */
 static struct fw_plan *plan_with_running(struct sim_core *k, fw_time_t now,
 					 struct sim_rjob **running, size_t nr,
@@ -731,10 +764,9 @@ static struct fw_plan *plan_with_running(struct sim_core *k, fw_time_t now,
 		return NULL;
 	for (size_t i = 0; i < nr; i++) {
 		const struct sim_rjob *j = running[i];
-		const struct core_job *cj = cj_of(j);
 		fw_time_t end = j->limit > 0 ? j->out->start + j->limit : 0;
 
-		if (fw_plan_add_running(p, cj->alloc, end, cj->lic, cj->nlic, err)) {
+		if (add_running(k, p, j, end, err)) {
 			fw_plan_free(p);
 			return NULL;
 		}
@@ -857,13 +889,13 @@ static uint32_t bitset_nodes(struct sim_core *k, const struct fw_bitset *b)
 	return n;
 }
 
-static uint32_t alloc_cpus(const struct sim_core *k, const uint32_t *nodes,
-			   uint32_t n)
+static uint32_t alloc_cpus(const struct sim_core *k, const struct sim_rjob *j,
+			   bool shared, const uint32_t *nodes, uint32_t n)
 {
 	uint64_t s = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		s += k->c->node[nodes[i]].cpus;
+		s += shared ? j->cpus_per_node : k->c->node[nodes[i]].cpus;
 	return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
 }
 
@@ -876,7 +908,9 @@ static int start_job(struct sim_core *k, struct fw_plan *p, struct sim_rjob *j,
 	uint32_t nn = bitset_nodes(k, d->nodes);
 
 	cj->alloc = fw_bitset_dup(d->nodes);
-	j->alloc_cpus = alloc_cpus(k, k->nodes_tmp, nn);
+	cj->shared = d->shared;
+	j->shared = d->shared;
+	j->alloc_cpus = alloc_cpus(k, j, d->shared, k->nodes_tmp, nn);
 	if (fw_plan_started(p, NULL, err))
 		return -1;
 	start(ctx, j, k->nodes_tmp, nn, d->backfilled);

@@ -147,12 +147,13 @@ struct engine {
 	bool dirty_main, dirty_bf;
 	bool explained;
 	size_t finished;
-	/* Free nodes per partition: a pass in which no eligible job fits in
-	   the free nodes of its partition cannot start anything and has no
-	   other lasting effect (plans are rebuilt every pass), so it is
-	   skipped. */
+	/* Free nodes per partition (CPUs on a cluster that shares nodes): a
+	   pass in which no eligible job fits in what is free in its partition
+	   cannot start anything and has no other lasting effect (plans are
+	   rebuilt every pass), so it is skipped. */
 	bool *in_part;        /* nparts x nnodes membership */
-	uint32_t *part_free;
+	uint64_t *part_free;
+	bool shared;
 	uint64_t skipped;
 };
 
@@ -180,28 +181,42 @@ static void reject(struct engine *e, struct sim_rjob *j, const char *why)
 	e->finished++;
 }
 
-/* A job starts (+1) or ends (-1) on these nodes. */
-static void account_nodes(struct engine *e, const uint32_t *nodes, uint32_t n,
-			  int sign)
+/* What a free-space count counts of one node: the node, or on a shared
+ * cluster the CPUs the job holds there (all of them for whole nodes). */
+static uint64_t node_units(const struct engine *e, const struct sim_rjob *j,
+			   uint32_t node)
+{
+	if (!e->shared)
+		return 1;
+	return j->shared ? j->cpus_per_node : e->c->node[node].cpus;
+}
+
+/* Job j starts (+1) or ends (-1) on these nodes. */
+static void account_nodes(struct engine *e, const struct sim_rjob *j,
+			  const uint32_t *nodes, uint32_t n, int sign)
 {
 	for (size_t p = 0; p < e->c->nparts; p++) {
 		const bool *in = e->in_part + p * e->c->nnodes;
-		uint32_t k = 0;
+		uint64_t k = 0;
 
 		for (uint32_t i = 0; i < n; i++)
-			k += in[nodes[i]];
+			if (in[nodes[i]])
+				k += node_units(e, j, nodes[i]);
 		e->part_free[p] = sign > 0 ? e->part_free[p] - k
 					   : e->part_free[p] + k;
 	}
 }
 
-/* Could any eligible pending job start on the free nodes of its partition? */
+/* Could any eligible pending job start in what is free in its partition?
+ * (A necessary condition only.) */
 static bool something_fits(const struct engine *e)
 {
 	for (size_t i = 0; i < e->pend.n; i++) {
 		const struct sim_rjob *j = e->pend.j[i];
+		uint64_t need = e->shared ? (uint64_t)j->nodes *
+					    j->cpus_per_node : j->nodes;
 
-		if (j->eligible <= e->now && j->nodes <= e->part_free[j->part])
+		if (j->eligible <= e->now && need <= e->part_free[j->part])
 			return true;
 	}
 	return false;
@@ -250,7 +265,7 @@ static void release_dependents(struct engine *e, struct sim_rjob *j)
 static void job_end(struct engine *e, struct sim_rjob *j)
 {
 	sim_core_job_end(e->k, e->now, j);
-	account_nodes(e, j->out->node, j->out->nodes, -1);
+	account_nodes(e, j, j->out->node, j->out->nodes, -1);
 	list_del(&e->run, j);
 	j->state = SIM_R_DONE;
 	j->out->state = SIM_JOB_DONE;
@@ -275,12 +290,16 @@ static void start_cb(void *ctx, struct sim_rjob *j, const uint32_t *nodes,
 	j->out->start = e->now;
 	j->out->node = copy;
 	j->out->nodes = n;
+	j->out->node_share = 0;
+	for (uint32_t i = 0; j->shared && i < n; i++)
+		j->out->node_share += e->c->node[nodes[i]].cpus ?
+			(double)j->cpus_per_node / e->c->node[nodes[i]].cpus : 1.0;
 	j->out->backfilled = backfilled;
 	j->out->killed = j->tj->run_time > j->run;
 	j->out->priority = j->priority;
 	sim_core_prio_cols(e->k, e->now, j, &j->out->cols);
 	j->last_charge = e->now;
-	account_nodes(e, nodes, n, +1);
+	account_nodes(e, j, nodes, n, +1);
 	heap_push(&e->ends, e->now + j->run, j);
 }
 
@@ -510,11 +529,15 @@ int sim_run(const struct sim_trace *t, const struct sim_cluster *c,
 	res->trace_not_started = t->not_started;
 	init_jobs(&e);
 	e.in_part = fw_xcalloc(c->nparts * c->nnodes + 1, sizeof(bool));
-	e.part_free = fw_xcalloc(c->nparts + 1, sizeof(uint32_t));
+	e.part_free = fw_xcalloc(c->nparts + 1, sizeof(uint64_t));
+	e.shared = !c->whole_nodes;
 	for (size_t p = 0; p < c->nparts; p++) {
-		for (size_t i = 0; i < c->part[p].nnodes; i++)
-			e.in_part[p * c->nnodes + c->part[p].node[i]] = true;
-		e.part_free[p] = (uint32_t)c->part[p].nnodes;
+		for (size_t i = 0; i < c->part[p].nnodes; i++) {
+			uint32_t nd = c->part[p].node[i];
+
+			e.in_part[p * c->nnodes + nd] = true;
+			e.part_free[p] += e.shared ? c->node[nd].cpus : 1;
+		}
 	}
 	e.calc_period = sim_core_calc_period(core);
 	e.bf_interval = sim_core_bf_interval(core);

@@ -82,7 +82,8 @@ struct sim_rjob {
 	uint32_t priority;
 	double prio_total;
 	uint32_t bypass;
-	uint32_t alloc_cpus;         /* CPUs of its allocated nodes */
+	uint32_t alloc_cpus;         /* CPUs allocated to it */
+	bool shared;                 /* runs on parts of its nodes */
 	fw_time_t last_charge;       /* fair-share charged up to here */
 	double usage;                /* billable unit-seconds charged (undecayed) */
 	void *core;                  /* the adapter's per-job data */

@@ -78,7 +78,8 @@ static void add_done(const struct sim_result *r, const struct sim_outjob *j,
 	a->bsld_sum += b;
 	if (b > m->max_bsld)
 		m->max_bsld = b;
-	a->node_sec += (double)j->nodes * (double)run;
+	a->node_sec += (j->node_share > 0 ? j->node_share : j->nodes) *
+		       (double)run;
 	a->cpu_sec += (double)j->cpus * (double)run;
 	if (j->submit < a->first)
 		a->first = j->submit;

@@ -47,6 +47,8 @@ struct sim_outjob {
 	fw_time_t end;      /* -1 = did not end */
 	uint32_t nodes, cpus;
 	const uint32_t *node; /* allocated node indices (nodes of them) */
+	double node_share;    /* nodes it holds on parts of nodes: the sum
+				 of its CPU fractions (0: whole nodes) */
 	uint32_t priority;    /* at start (or last computed) */
 	struct sim_prio_cols cols;
 	bool backfilled;

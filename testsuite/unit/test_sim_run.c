@@ -591,6 +591,160 @@ START_TEST(swf_dependencies)
 }
 END_TEST
 
+/* ------------------------------------------------------ shared nodes */
+
+/*
+ * Two 4-CPU nodes with 8,000 MB each.  On a cluster that shares nodes
+ * (SelectType=select/cons_tres, Slurm's default) jobs are packed by CPUs
+ * and memory; with select/linear each job takes whole nodes.
+ */
+static const char shared_conf[] =
+	"NodeName=n[1-2] CPUs=4 RealMemory=8000\n"
+	"PartitionName=p Nodes=n[1-2] Default=YES MaxTime=1-0\n";
+static const char linear_conf[] =
+	"SelectType=select/linear\n"
+	"NodeName=n[1-2] CPUs=4 RealMemory=8000\n"
+	"PartitionName=p Nodes=n[1-2] Default=YES MaxTime=1-0\n";
+
+/*
+ * Five 2-CPU jobs of one hour at 0.  Shared: two per node, so 1-4 start
+ * at 0 and 5 at 1 h.  Whole nodes: one per node, so 1-2 at 0, 3-4 at
+ * 1 h, 5 at 2 h.
+ */
+START_TEST(shared_nodes_pack_by_cpus)
+{
+	static const char jobs[] =
+		"id,submit,cpus,time_limit,run_time\n"
+		"1,1704067200,2,1:00:00,1:00:00\n"
+		"2,1704067200,2,1:00:00,1:00:00\n"
+		"3,1704067200,2,1:00:00,1:00:00\n"
+		"4,1704067200,2,1:00:00,1:00:00\n"
+		"5,1704067200,2,1:00:00,1:00:00\n";
+	static const fw_time_t shared_start[] = { 0, 0, 0, 0, H };
+	static const fw_time_t whole_start[] = { 0, 0, H, H, 2 * H };
+	struct sim_options o = { .policy = SIM_POLICY_EASY };
+	struct run x;
+	struct fw_err e;
+
+	ck_assert_int_eq(run_case(&x, shared_conf, NULL, jobs, &o, &e), 0);
+	for (uint32_t i = 1; i <= 5; i++)
+		ck_assert_int_eq(job(&x, i)->start, T0 + shared_start[i - 1]);
+	ck_assert_int_eq(x.m.makespan, 2 * H);
+	/* 5 jobs x half a node x 1 h over 2 nodes x 2 h = 2.5 / 4 */
+	ck_assert_double_eq_tol(x.m.utilisation, 0.625, 1e-9);
+	run_free(&x);
+	ck_assert_int_eq(run_case(&x, linear_conf, NULL, jobs, &o, &e), 0);
+	for (uint32_t i = 1; i <= 5; i++)
+		ck_assert_int_eq(job(&x, i)->start, T0 + whole_start[i - 1]);
+	ck_assert_int_eq(x.m.makespan, 3 * H);
+	/* 5 whole nodes x 1 h over 2 nodes x 3 h */
+	ck_assert_double_eq_tol(x.m.utilisation, 5.0 / 6.0, 1e-9);
+	run_free(&x);
+}
+END_TEST
+
+/*
+ * Memory, not CPUs: 1-CPU jobs of 5,000 MB on 8,000 MB nodes run one per
+ * node although 3 CPUs stay idle: jobs 1-2 at 0, 3-4 at 1 h.  A 1-CPU job
+ * of 2,000 MB (5) fits beside them at 0 on n1.
+ */
+START_TEST(shared_nodes_memory_bound)
+{
+	static const char jobs[] =
+		"id,submit,cpus,mem,time_limit,run_time\n"
+		"1,1704067200,1,5000M,1:00:00,1:00:00\n"
+		"2,1704067200,1,5000M,1:00:00,1:00:00\n"
+		"3,1704067200,1,5000M,1:00:00,1:00:00\n"
+		"4,1704067200,1,5000M,1:00:00,1:00:00\n"
+		"5,1704067200,1,2000M,1:00:00,1:00:00\n";
+	struct sim_options o = { .policy = SIM_POLICY_EASY };
+	struct run x;
+	struct fw_err e;
+
+	ck_assert_int_eq(run_case(&x, shared_conf, NULL, jobs, &o, &e), 0);
+	ck_assert_int_eq(job(&x, 1)->start, T0);
+	ck_assert_int_eq(job(&x, 2)->start, T0);
+	ck_assert_int_eq(job(&x, 3)->start, T0 + H);
+	ck_assert_int_eq(job(&x, 4)->start, T0 + H);
+	ck_assert_int_eq(job(&x, 5)->start, T0);
+	ck_assert_uint_eq(job(&x, 5)->node[0], job(&x, 1)->node[0]);
+	run_free(&x);
+}
+END_TEST
+
+/*
+ * Random shared workloads under every policy: no node ever runs more CPUs
+ * or memory than it has, every job runs exactly its time, and sharing
+ * does happen (some node holds two jobs at once).
+ */
+START_TEST(shared_random_never_oversubscribes)
+{
+	static const char conf[] =
+		"NodeName=n[1-5] CPUs=8 RealMemory=16000\n"
+		"PartitionName=p Nodes=n[1-5] Default=YES MaxTime=1-0\n"
+		"PriorityWeightAge=1000\nPriorityWeightJobSize=100\n"
+		"SchedulerParameters=bf_interval=60\n";
+	static const enum sim_policy pol[] = {
+		SIM_POLICY_FAIRWAY, SIM_POLICY_FIFO, SIM_POLICY_EASY,
+		SIM_POLICY_CONSERVATIVE,
+	};
+	unsigned seed = 11;
+	bool shared_seen = false;
+	struct fw_buf csv = { 0 };
+
+	fw_buf_printf(&csv, "id,submit,cpus,mem,time_limit_s,run_time_s\n");
+	for (int i = 1; i <= 150; i++) {
+		long lim = 60 + rand_r(&seed) % 7200;
+
+		fw_buf_printf(&csv, "%d,%ld,%d,%dM,%ld,%ld\n", i,
+			      1704067200L + rand_r(&seed) % 20000,
+			      1 + rand_r(&seed) % 12,
+			      1000 * (1 + rand_r(&seed) % 12), lim,
+			      1 + rand_r(&seed) % (lim + lim / 4));
+	}
+	for (size_t pi = 0; pi < sizeof(pol) / sizeof(pol[0]); pi++) {
+		struct sim_options o = { .policy = pol[pi] };
+		struct run x;
+		struct fw_err e;
+		char buf[512];
+
+		if (run_case(&x, conf, NULL, csv.s, &o, &e))
+			ck_abort_msg("%s", fw_err_str(&e, buf, sizeof(buf)));
+		ck_assert_uint_eq(x.m.done, 150);
+		/* At every job start, add up what runs on each of its nodes. */
+		for (size_t a = 0; a < x.r.n; a++) {
+			const struct sim_outjob *ja = &x.r.job[a];
+
+			for (uint32_t u = 0; u < ja->nodes; u++) {
+				uint64_t cpus = 0, mem = 0, jobs_on = 0;
+
+				for (size_t b = 0; b < x.r.n; b++) {
+					const struct sim_outjob *jb = &x.r.job[b];
+					const struct sim_job *tb = &x.t.job[b];
+
+					if (jb->start > ja->start || jb->end <= ja->start)
+						continue;
+					for (uint32_t v = 0; v < jb->nodes; v++)
+						if (jb->node[v] == ja->node[u]) {
+							cpus += (tb->cpus + jb->nodes - 1) / jb->nodes;
+							mem += (tb->mem_mb + jb->nodes - 1) / jb->nodes;
+							jobs_on++;
+						}
+				}
+				ck_assert_msg(cpus <= 8 && mem <= 16000,
+					      "policy %s: node %u at job %u: %lu CPUs %lu MB",
+					      sim_policy_name(pol[pi]), ja->node[u], ja->id,
+					      (unsigned long)cpus, (unsigned long)mem);
+				shared_seen = shared_seen || jobs_on > 1;
+			}
+		}
+		run_free(&x);
+	}
+	ck_assert(shared_seen);
+	fw_buf_free(&csv);
+}
+END_TEST
+
 static Suite *run_suite(void)
 {
 	Suite *s = suite_create("sim_run");
@@ -610,6 +764,9 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, config_errors_are_located);
 	tcase_add_test(tc, default_account_from_the_tree);
 	tcase_add_test(tc, swf_dependencies);
+	tcase_add_test(tc, shared_nodes_pack_by_cpus);
+	tcase_add_test(tc, shared_nodes_memory_bound);
+	tcase_add_test(tc, shared_random_never_oversubscribes);
 	suite_add_tcase(s, tc);
 	return s;
 }
