@@ -8,8 +8,9 @@
 # Expected values by hand from Slurm's documented behaviour (cons_tres
 # allocates cores and memory per node; a job without --mem gets
 # DefMemPerCPU x its CPUs; time limits in whole minutes):
-#  1. with n1-n3 held by an --exclusive job, eight 1-CPU jobs run at the
-#     same time on n4 (8 CPUs, 8 x 1000 MB);
+#  1. with n1-n3 held by an --exclusive job, eight 1-CPU jobs (four of
+#     them with --nodelist=n4) run at the same time on n4 (8 CPUs,
+#     8 x 1000 MB);
 #  2. then three 1-CPU jobs of 7000 MB: two run on n4, the third waits for
 #     memory (16000 MB) with 6 CPUs idle; it is planned (StartTime, also
 #     squeue --start) at the first one's limit (start + 60 s) on n4, and
@@ -51,7 +52,10 @@ mix() {
   f=$(submit -N 3 --exclusive -t 2 --wrap 'sleep 60')
   wait_until 10 job_is "$f" RUNNING
   echo "filler $(job_field "$f" NodeList)"
-  for i in 1 2 3 4 5 6 7 8; do submit -n 1 -t 1 --wrap 'sleep 8' > /dev/null; done
+  for i in 1 2 3 4; do
+    submit -n 1 -t 1 --wrap 'sleep 8' > /dev/null
+    submit -w n4 -n 1 -t 1 --wrap 'sleep 8' > /dev/null
+  done
   for _ in $(seq 20); do
     n=$(running_on n4); [ "$n" -gt "$max" ] && max=$n
     [ "$max" = 8 ] && break; sleep 0.5
@@ -168,7 +172,7 @@ f() { val "$out_fw" "$1"; }
 # near0 V TOL: V is a number with |V| <= TOL
 near0() { [[ "$1" =~ ^-?[0-9]+$ ]] && near "$1" 0 "$2"; }
 check_eq "the --exclusive filler took n1-n3" "n[1-3]" "$(f filler)"
-check_eq "1. eight 1-CPU jobs ran on n4 at the same time" 8 "$(f share8_max)"
+check_eq "1. eight 1-CPU jobs (four with -w n4) ran on n4 at the same time" 8 "$(f share8_max)"
 check_eq "2. two 7000 MB jobs run on n4" "2 n4" "$(f mem_running)"
 check_eq "... the third waits (memory, with 6 CPUs idle)" PENDING "$(f mem3_state)"
 check_eq "... for Resources" Resources "$(f mem3_reason)"
