@@ -381,7 +381,8 @@ static bool job_use(struct pass *p, job_record_t *job, uint32_t *n)
 		memset(u, 0, sizeof(*u));
 		u->node = (uint32_t)i;
 		u->job = job->job_id;
-		cores = count_job_resources_node(jr, j);
+		cores = jr->core_bitmap && jr->sock_core_rep_count ?
+			count_job_resources_node(jr, j) : 0;
 		u->cpus = cores > 0 ? (uint32_t)cores * sf_node_tpc(nd) : 0;
 		if (u->cpus < jr->cpus[j])
 			u->cpus = jr->cpus[j];
