@@ -11,6 +11,9 @@
 #     --mem MB           RealMemory per node (default 1000)
 #     --select-params P  SelectTypeParameters (default CR_CPU), e.g.
 #                        CR_Core_Memory; SelectType stays select/cons_tres
+#     --threads T        T threads per core: nodes get Sockets=1
+#                        CoresPerSocket=C/T ThreadsPerCore=T (default: only
+#                        CPUs=C, one thread per core)
 #     --port P           SlurmctldPort; slurmd ports are P+1..P+N (default 17000)
 #     --plugins DIR      directory holding priority_fairway.so and
 #                        sched_fairway.so (default: <top>/plugins)
@@ -43,7 +46,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=fw; nodes=4; cpus=2; mem=1000; port=17000
 plugins="$top/plugins"; extra=""; fwconf=""; dbd=0; fairway=1; dir=""; gres=""
-dbdport=""; frontend=""; more_params=""; select_params=CR_CPU
+dbdport=""; frontend=""; more_params=""; select_params=CR_CPU; threads=
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -53,6 +56,7 @@ while [ $# -gt 0 ]; do
     --cpus) cpus=$2; shift 2;;
     --mem) mem=$2; shift 2;;
     --select-params) select_params=$2; shift 2;;
+    --threads) threads=$2; shift 2;;
     --port) port=$2; shift 2;;
     --plugins) plugins=$2; shift 2;;
     --slurm-extra) extra=$2; shift 2;;
@@ -63,7 +67,7 @@ while [ $# -gt 0 ]; do
     --no-fairway) fairway=0; shift;;
     --sched-params) more_params=$2; shift 2;;
     --frontend) frontend=$2; shift 2;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0;;
     *) echo "cluster-start: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -142,9 +146,15 @@ AccountingStorageEnforce=associations,limits,qos"
 fi
 # NodeName lines: one range, or one line per node when --gres gives nodes
 # generic resources.
+topo=""
+if [ -n "$threads" ]; then
+  [ "$threads" -ge 1 ] && [ $((cpus % threads)) = 0 ] \
+    || die "--threads $threads does not divide --cpus $cpus"
+  topo=" Sockets=1 CoresPerSocket=$((cpus / threads)) ThreadsPerCore=$threads"
+fi
 node_range() { # first last [extra]
   [ "$1" -le "$2" ] || return 0
-  echo "NodeName=n[$1-$2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + $1))-$((port + $2)) CPUs=$cpus RealMemory=$mem${3:+ $3} State=UNKNOWN"
+  echo "NodeName=n[$1-$2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + $1))-$((port + $2)) CPUs=$cpus$topo RealMemory=$mem${3:+ $3} State=UNKNOWN"
 }
 gres_lines=""
 if [ -n "$gres" ]; then
