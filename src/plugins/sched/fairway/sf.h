@@ -36,6 +36,8 @@ struct sf_jobinfo {
 	uint32_t blocker_job;     /* job whose reservation blocks it, 0 */
 	int32_t blocker_lic;
 	char *nodes;              /* planned nodes (malloc'd) or NULL */
+	char *waits_for;          /* shared nodes: what holds its planned
+				     nodes until its start (malloc'd), NULL */
 	char *partition;          /* malloc'd */
 };
 
