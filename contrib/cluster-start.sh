@@ -14,6 +14,8 @@
 #                        sched_fairway.so (default: <top>/plugins)
 #     --slurm-extra FILE lines appended to slurm.conf (override defaults)
 #     --fairway-conf F   fairway.conf to install beside slurm.conf
+#     --topology F       topology.conf to install beside slurm.conf, with
+#                        TopologyPlugin=topology/tree
 #     --gres A-B:NAME[:TYPE]:N
 #                        nodes nA..nB get N generic resources NAME (of TYPE);
 #                        repeatable.  GresTypes and gres.conf are written;
@@ -41,7 +43,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=fw; nodes=4; cpus=2; mem=1000; port=17000
 plugins="$top/plugins"; extra=""; fwconf=""; dbd=0; fairway=1; dir=""; gres=""
-dbdport=""; frontend=""; more_params=""
+dbdport=""; frontend=""; more_params=""; topo=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -54,13 +56,14 @@ while [ $# -gt 0 ]; do
     --plugins) plugins=$2; shift 2;;
     --slurm-extra) extra=$2; shift 2;;
     --fairway-conf) fwconf=$2; shift 2;;
+    --topology) topo=$2; shift 2;;
     --gres) gres="$gres${gres:+ }$2"; shift 2;;
     --dbd) dbd=1; shift;;
     --dbd-port) dbdport=$2; shift 2;;
     --no-fairway) fairway=0; shift;;
     --sched-params) more_params=$2; shift 2;;
     --frontend) frontend=$2; shift 2;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0;;
     *) echo "cluster-start: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -217,6 +220,7 @@ PriorityMaxAge=1-0
 PriorityCalcPeriod=1
 $acct_lines
 $gres_lines
+${topo:+TopologyPlugin=topology/tree}
 JobCompType=jobcomp/none
 InactiveLimit=0
 KillWait=5
@@ -236,6 +240,11 @@ if [ -n "$extra" ]; then
 fi
 # Readable by all, like slurm.conf: the fairway command reads FairwayPort.
 if [ -n "$fwconf" ]; then install -m 644 "$fwconf" "$dir/etc/fairway.conf"; fi
+if [ -n "$topo" ]; then
+  install -m 644 "$topo" "$dir/etc/topology.conf"
+else
+  rm -f "$dir/etc/topology.conf"
+fi
 # From 24.05 slurmd initialises its cgroup plugin even with
 # proctrack/linuxproc and task/none, and fails without a usable cgroup
 # hierarchy (a Debian 13 root); "disabled" exists from 24.05 on.

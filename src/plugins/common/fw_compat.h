@@ -54,11 +54,9 @@ _Static_assert(SLURM_VERSION_NUMBER >= FW_SLURM_VER(22, 5, 0) &&
 #include "src/interfaces/burst_buffer.h"
 #include "src/interfaces/gres.h"
 #include "src/interfaces/priority.h"
-#include "src/interfaces/topology.h"
 #else
 #include "src/common/gres.h"
 #include "src/common/slurm_priority.h"
-#include "src/common/slurm_topology.h"
 #include "src/slurmctld/burst_buffer.h"
 #endif
 
@@ -349,38 +347,13 @@ static inline void fw_queue_rec_apply_qos(job_record_t *job,
 }
 
 /*
- * Switches of topology/tree.  Up to 23.11 slurmctld exports the switch
- * table; from 24.05 it is private to the topology/tree plugin and
- * topology_g_get(TOPO_DATA_TOPOLOGY_PTR) returns a copy in a structure that
- * no header declares, so Fairway sees no switches there (no islands).
+ * Islands come from topology.conf on every release (sched/fairway reads it
+ * with the core's fw_topo, from where Slurm reads it: get_extra_conf_path(),
+ * beside slurm.conf).  Slurm's own switch table is not used: it is private
+ * to topology/tree from 24.05.  From 25.05 Slurm reads topology.yaml
+ * instead of topology.conf when that file exists; Fairway does not read
+ * topology.yaml and then has no islands (sched_fairway(8)).
  */
-static inline int fw_switch_count(void)
-{
-#if FW_SLURM_AT_LEAST(24, 5, 0)
-	return 0;
-#else
-	return switch_record_table ? switch_record_cnt : 0;
-#endif
-}
-
-static inline int fw_switch_level(int i)
-{
-#if FW_SLURM_AT_LEAST(24, 5, 0)
-	(void)i;
-	return -1;
-#else
-	return switch_record_table[i].level;
-#endif
-}
-
-static inline bitstr_t *fw_switch_nodes(int i)
-{
-#if FW_SLURM_AT_LEAST(24, 5, 0)
-	(void)i;
-	return NULL;
-#else
-	return switch_record_table[i].node_bitmap;
-#endif
-}
+#define FW_SLURM_READS_TOPOLOGY_YAML FW_SLURM_AT_LEAST(25, 5, 0)
 
 #endif /* FW_COMPAT_H */
