@@ -252,7 +252,7 @@ static int line_cb(void *ctx, const char *line, int lineno)
 	if (is_include(line, &arg))
 		return line_err(x, lineno, "Include", arg,
 				"Fairway does not follow Include lines in "
-				"topology.conf: no islands");
+				"topology.conf");
 	if (fw_kv_parse(line, &kv, x->err)) {
 		fw_err_locate(x->err, x->t->file, lineno);
 		return -1;

@@ -14,7 +14,10 @@
 #    is planned on s1 (n[1,3], free first) at the end of n3's job; then
 #    n1, n2, n3 freed at once: it starts on n[1,3], not on n[1-2];
 #  strict (reconfigure) - the same nodes busy, then n1 and n2 freed (one
-#    per island): it waits; n3 freed: it starts on n[1,3].
+#    per island): it waits; n3 freed: it starts on n[1,3];
+#  then a topology.conf with an Include line (Slurm follows it, Fairway
+#    does not): one error line naming file, line, key and value, no
+#    islands, slurmctld goes on scheduling.
 # Without islands (before this change on 24.11; checked on 22.05 by
 # disabling the reading) the job is planned on n[1-2] and, under strict,
 # starts there at once when n1 and n2 are free.  The prefer start on
@@ -97,4 +100,20 @@ check "n3 free: the 2-node job starts" wait_until 20 job_is "$j" RUNNING
 check_eq "... on n[1,3]" "n[1,3]" "$(job_field "$j" NodeList)"
 scancel "$d"
 check "it completes" wait_until 30 job_is "$j" COMPLETED
+
+say "a topology.conf Fairway cannot read: one error line, slurmctld goes on"
+# Slurm follows Include (relative names: beside slurm.conf); Fairway does
+# not, and says so.
+printf 'SwitchName=s2 Nodes=n[2,4]\n' > "$conf_dir/topology-more.conf"
+printf 'SwitchName=s1 Nodes=n[1,3]\nInclude topology-more.conf\nSwitchName=top Switches=s[1-2]\n' \
+  > "$conf_dir/topology.conf"
+mark=$(stat -c %s "$_cluster_dir/log/slurmctld.log")
+scontrol reconfigure
+want="error: sched/fairway: $conf_dir/topology.conf:2: Include=topology-more.conf: Fairway does not follow Include lines in topology.conf: no islands (TopologyPlacement has no effect)"
+check "one error line naming file, line, key, value" wait_until 30 bash -c \
+  "tail -c +$((mark + 1)) '$_cluster_dir/log/slurmctld.log' | grep -qF '$want'"
+tail -c +$((mark + 1)) "$_cluster_dir/log/slurmctld.log" | grep -F "sched/fairway: $conf_dir/topology.conf" | sed 's/^/    /'
+check "slurmctld answers" wait_until 30 bash -c "scontrol ping | grep -q UP"
+k=$(submit -N 2 -c 2 -t 1 --wrap "true")
+check "a 2-node job still runs (no islands)" wait_until 30 job_is "$k" COMPLETED
 finish

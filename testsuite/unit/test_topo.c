@@ -262,7 +262,7 @@ START_TEST(errors_name_file_line_key_value)
 	rejected("BlockName=b1 Nodes=n[1-4]\n", 1, "BlockName", "b1",
 		 "not a topology/tree line");
 	rejected("SwitchName=s0 Nodes=n1\n  include /etc/slurm/more.conf\n", 2,
-		 "Include", "/etc/slurm/more.conf", "Include");
+		 "Include", "/etc/slurm/more.conf", "does not follow Include");
 	rejected("SwitchName= Nodes=n1\n", 1, "SwitchName", "", "no name");
 	/* the tokenizer's own error, located */
 	rejected("SwitchName=s0 Nodes=n1\nSwitchName=s1 n2\n", 2, "n2", "",
