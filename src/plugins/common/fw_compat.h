@@ -302,14 +302,26 @@ static inline void fw_job_prio_array_free(job_record_t *job)
 
 /*
  * The job's per-partition priority array, allocated (zeroed) with n + 1
- * entries when it has none; n is partitions x fw_job_qos_count().  From
- * 24.05 the partition names that go with it are set too.
+ * entries when it has none or a smaller one; n is partitions x
+ * fw_job_qos_count().  From 24.05 the partition names that go with it are
+ * set too.  The size is checked (xsize()) because slurmctld does not always
+ * drop the array when n grows: from 24.11 it keeps it when a pending job's
+ * QOS list changes (_update_job frees it for a partition change only), and
+ * its copy for a split job array holds partitions, not partitions x QOS.
  */
+static inline size_t fw_prio_array_bytes(int n)
+{
+	return (size_t)(n + 1) * sizeof(uint32_t);
+}
+
 static inline uint32_t *fw_job_prio_array(job_record_t *job, int n)
 {
 #ifdef FW_PRIO_MULT
 	if (!FW_PRIO_MULT(job))
 		FW_PRIO_MULT(job) = xmalloc(sizeof(*FW_PRIO_MULT(job)));
+	if (FW_PRIO_MULT(job)->priority_array &&
+	    xsize(FW_PRIO_MULT(job)->priority_array) < fw_prio_array_bytes(n))
+		xfree(FW_PRIO_MULT(job)->priority_array);
 	if (!FW_PRIO_MULT(job)->priority_array) {
 		FW_PRIO_MULT(job)->priority_array = xcalloc(n + 1, sizeof(uint32_t));
 		FW_PRIO_MULT(job)->last_update = time(NULL);
@@ -325,6 +337,9 @@ static inline uint32_t *fw_job_prio_array(job_record_t *job, int n)
 #endif
 	return FW_PRIO_MULT(job)->priority_array;
 #else
+	if (job->priority_array &&
+	    xsize(job->priority_array) < fw_prio_array_bytes(n))
+		xfree(job->priority_array);
 	if (!job->priority_array)
 		job->priority_array = xcalloc(n + 1, sizeof(uint32_t));
 	return job->priority_array;
