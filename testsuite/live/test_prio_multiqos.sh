@@ -7,8 +7,11 @@
 # that priority/fairway then fills with 4: a heap overflow unless the
 # plugin checks the array's size (fw_job_prio_array()).  Checks: the update
 # is accepted, the job keeps a priority, and memcheck finds no error with a
-# Fairway frame (the same attribution as test_fault_valgrind.sh).  Slurm
-# before 24.11 has no multi-QOS jobs: nothing to test there.
+# Fairway frame (the same attribution as test_fault_valgrind.sh).  Then,
+# without valgrind: each QOS of a multi-QOS job gets its own priority in
+# the array (Slurm's queue has one entry per partition x QOS), checked by
+# which of two waiting jobs gets a freed node.  Slurm before 24.11 has no
+# multi-QOS jobs: nothing to test there.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fault_lib.sh"
 
@@ -24,6 +27,8 @@ command -v valgrind > /dev/null || { fail "valgrind is not installed"; finish; e
 extra=$(mktemp)
 cat > "$extra" <<'EOF'
 PriorityWeightQOS=1000
+PriorityWeightAge=0
+SchedulerParameters=sched_interval=-1,bf_interval=1,bf_resolution=1
 PartitionName=other Nodes=n[1-4] MaxTime=INFINITE State=UP
 EOF
 fwconf=$(mktemp)
@@ -82,5 +87,28 @@ sed 's/^errors/    memcheck errors in all:/' "$vg/errors.txt"
 check_eq "no memcheck error with a Fairway frame" 0 "$(awk '/^errors/{print $4}' "$vg/errors.txt")"
 grep -E "ERROR SUMMARY" "$vlog" | sed 's/^==[0-9]*==/    whole slurmctld:/'
 ctld_start
-ctld_wait_up 60 > /dev/null || true
+ctld_wait_up 60 > /dev/null || fail "slurmctld did not come back"
+
+say "each QOS of a multi-QOS job has its own priority (one free node)"
+# Weights: partition 1000 (factor 1.0), QOS 1000 (hi 1.0, normal 0), age 0.
+# J --qos=hi,normal: 2000 under hi, 1000 under normal (Slurm's queue has an
+# entry for each); K --qos=normal --nice=-500: 1500.  When one node frees,
+# J's hi entry (2000) is first: J starts, with QOS hi.  With one priority
+# for all of J's entries - computed with whichever QOS the last scheduling
+# pass left in the job - K could start first.
+fill=()
+for n in 1 2 3 4; do fill+=("$(submit -A phys -w n$n -c 2 -t 5 --wrap 'sleep 600')"); done
+for f in "${fill[@]}"; do check "filler $f runs" wait_until 20 job_is "$f" RUNNING; done
+J=$(submit -A phys -p batch -c 2 -t 1 --qos=hi,normal --wrap "sleep 20")
+K=$(submit -A phys -p batch -c 2 -t 1 --qos=normal --nice=-500 --wrap "sleep 20")
+sleep 6 # scheduling passes (bf_interval=1) and recalculations (2 s)
+echo "    J ($(job_field "$J" QOS)): priority $(squeue -h -j "$J" -o %Q); K: $(squeue -h -j "$K" -o %Q)"
+check_eq "K's priority: partition 1000 + nice 500" 1500 "$(squeue -h -j "$K" -o %Q)"
+scancel "${fill[0]}"
+check "a job starts on the freed node" wait_until 20 bash -c \
+  "[ \"\$(squeue -h -t R -j $J,$K -o %i | wc -l)\" -ge 1 ]"
+check_eq "the multi-QOS job starts first" RUNNING "$(job_state "$J")"
+check_eq "... with QOS hi" hi "$(job_field "$J" QOS)"
+check_eq "K waits" PENDING "$(job_state "$K")"
+scancel "${fill[@]}" "$J" "$K"
 finish

@@ -271,15 +271,24 @@ static inline void fw_factors_set_names(priority_factors_object_t *o,
 #define FW_PRIO_MULT(job) ((job)->part_prio)
 #endif
 
+/* The QOS list of a multi-QOS job (24.11+; sorted by priority, highest
+ * first), NULL for a job with one QOS and before 24.11. */
+static inline list_t *fw_job_qos_list(const job_record_t *job)
+{
+#if FW_SLURM_AT_LEAST(24, 11, 0)
+	return job->qos_list;
+#else
+	(void)job;
+	return NULL;
+#endif
+}
+
 /* Number of QOS a job's priority array is multiplied by (1 before 24.11). */
 static inline int fw_job_qos_count(const job_record_t *job)
 {
-#if FW_SLURM_AT_LEAST(24, 11, 0)
-	return job->qos_list ? list_count(job->qos_list) : 1;
-#else
-	(void)job;
-	return 1;
-#endif
+	list_t *l = fw_job_qos_list(job);
+
+	return l ? list_count(l) : 1;
 }
 
 /* Drop the job's per-partition priorities. */
