@@ -72,7 +72,7 @@ fi
 # Table: doc/slurm-testsuite.md.
 if [ "${FW_SKIP_SLURM_PYTEST:-0}" != 1 ]; then
   pytest_dir=/tmp/fairway-slurm-pytest-24.11-$id
-  step "Slurm 24.11's pytest suite, Fairway vs Slurm plugins" "$LOGDIR/slurm-pytest-24.11.log" \
+  step "Slurm 24.11 pytest suite, both plugins" "$LOGDIR/slurm-pytest-24.11.log" \
     chroot "$ROOT" env FW_PORT_OFFSET="${FW_PORT_OFFSET:-0}" FW_SLURM_SOURCE=/build/slurm \
       FW_PYTEST_DIR="$pytest_dir" bash $src/testsuite/slurm-pytest/run.sh
   grep -E "^(Slurm's|Fairway's) plugins:" "$LOGDIR/slurm-pytest-24.11.log" | sed 's/^/    /'

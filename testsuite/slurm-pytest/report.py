@@ -84,14 +84,14 @@ def main():
                 note = f"listed: {why}"
             else:
                 note = "UNEXPLAINED: passes with Slurm's plugins only"
-                unexplained.append(test)
+                unexplained.append(names.label(test))
         elif s == "passed" and f == "skipped":
             note = "skipped with Fairway only: " + fw[test][1]
             why = difference_for(test, diffs)
             if why:
                 note = f"listed: {why}"
             else:
-                unexplained.append(test)
+                unexplained.append(names.label(test))
                 note = "UNEXPLAINED: " + note
         elif f == "passed" and s != "passed":
             note = "passes with Fairway only"
