@@ -18,7 +18,8 @@
 #                    with Fairway's, with reasons (deliberate differences,
 #                    and known bugs with the item that fixes them)
 #   lists.py         reads the three lists for the Slurm release under test
-#                    ("[24.11] ..." lines apply to one release; test names
+#                    ("[22.05] ..." lines apply to that release only,
+#                    "[24.11+] ..." from that release on; test names
 #                    are resolved through Slurm's testsuite/README, which
 #                    maps 23.02+'s numbered files to their former paths)
 #   fairway_atf.py   the adapter (pytest plugin) that lets the ATF's
@@ -46,7 +47,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --doc) doc=$2; shift 2;;
     --only) only=$2; shift 2;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0;;
     *) echo "run.sh: unknown option $1" >&2; exit 2;;
   esac
 done
