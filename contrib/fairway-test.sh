@@ -24,7 +24,7 @@ bg_start() {
   local name=$1 log=$2; shift 2
   rm -f "$log.exit"
   # LOG.exit (its exit status) appears when it has ended
-  setsid bash -c 'f=$1; shift; "$@"; echo $? > "$f"' bg "$log.exit" "$@" \
+  setsid bash -c 'f=$1; shift; "$@"; rc=$?; echo $rc > "$f"; exit $rc' bg "$log.exit" "$@" \
     > "$log" 2>&1 < /dev/null &
   bg_pid[$name]=$!; bg_log[$name]=$log; bg_t0[$name]=$SECONDS
   bg_names+=("$name")
@@ -62,7 +62,7 @@ bg_join() {
 # A failed step exits: the stages alongside still end (their clusters are
 # stopped by their own tests) and are reported.  Interrupted: they are
 # stopped (each test's exit trap stops its cluster).
-trap 'rc=$?; bg_join || rc=1; exit $rc' EXIT
+trap 'rc=$?; bg_join || [ "$rc" != 0 ] || rc=1; exit $rc' EXIT
 trap 'for p in "${bg_pid[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done; exit 130' INT TERM
 
 fw_prepare
@@ -74,7 +74,7 @@ deb22=$(tail -n1 "$LOGDIR/deb-build.log")
 # cached Debian 13 root (FW_SKIP_SLURM_24_11=1 leaves it out), alongside the
 # 22.05 stages: the live tests mostly wait for jobs.
 if [ "${FW_SKIP_SLURM_24_11:-0}" != 1 ]; then
-  bg_hint["Slurm 24.11 stage"]="live-test logs under $("$top/contrib/trixie-root.sh" --print-dir)/tmp/fairway-live-24.11-*"
+  bg_hint["Slurm 24.11 stage"]="live-test logs under $(bash "$top/contrib/trixie-root.sh" --print-dir)/tmp/fairway-live-24.11-*"
   bg_start "Slurm 24.11 stage" "$LOGDIR/slurm-24.11.log" \
     env FW_PORT_OFFSET="${FW_PORT_OFFSET_24_11:-$(( ${FW_PORT_OFFSET:-0} + 1000 ))}" \
     FW_DEB_OTHER="$deb22" bash "$top/contrib/trixie-test.sh" "$@"
