@@ -75,6 +75,15 @@ mix() {
   echo "mem3_start $(delta "$(start_epoch "${m[2]}")" $((first + 60)))"
   echo "mem3_squeue $(delta "$(squeue_start "${m[2]}")" $((first + 60)))"
   echo "mem3_sched $(sched_nodes "${m[2]}")"
+  echo "mem_ids ${m[0]} ${m[1]}"
+  # what it waits for (fairway explain; Slurm's plugins have no such
+  # command: the reference cluster prints "none")
+  if [ "${FW_EXPLAIN:-1}" = 1 ]; then
+    x=$(fairway_cmd explain "${m[2]}" 2>/dev/null | sed -n 's/^ *Waits for: //p')
+    echo "mem3_waits ${x:-none}"
+  else
+    echo "mem3_waits none"
+  fi
   wait_until 30 not_pending "${m[2]}"
   echo "mem3_ran $(job_field "${m[2]}" NodeList) $([ "$(start_epoch "${m[2]}")" -ge "$(epoch "$(job_field "${m[0]}" EndTime)")" ] && echo after-first-end)"
   scancel "$f"
@@ -152,7 +161,7 @@ grep -E '^(SelectType|SchedulerParameters|DefMemPerCPU)' "$SLURM_CONF" | sed 's/
 sinfo -N -h -o '    %N %c CPUs %m MB %G' | sort -u
 
 out_ref="$ref_dir/mix.out"; out_fw="$_cluster_dir/mix.out"
-( export SLURM_CONF="$ref_dir/etc/slurm.conf"; JOBDIR="$ref_dir/jobs"
+( export SLURM_CONF="$ref_dir/etc/slurm.conf"; JOBDIR="$ref_dir/jobs" FW_EXPLAIN=0
   mkdir -p "$JOBDIR"; chmod 1777 "$JOBDIR"; mix > "$out_ref" 2>&1 ) &
 refpid=$!
 mix | tee "$out_fw" | grep -v '^[a-z]'
@@ -160,7 +169,7 @@ wait "$refpid"
 
 val() { sed -n "s/^$2 //p" "$1" | head -n1; }
 keys=(filler share8_max mem_running mem3_state mem3_reason mem3_start mem3_squeue mem3_sched
-  mem3_ran g1_nodes g2_state g2_start g2_sched g3_state g2_ran tmp_running tmp4_state tmp4_start tmp4_ran big_first big_sched small_started
+  mem3_waits mem3_ran g1_nodes g2_state g2_start g2_sched g3_state g2_ran tmp_running tmp4_state tmp4_start tmp4_ran big_first big_sched small_started
   small_nodes excl_state big_start big_nodes big_after_blockers small_started_before_big)
 printf '    %-26s %-24s %s\n' observation "sched/backfill" "sched/fairway"
 for k in "${keys[@]}"; do
@@ -179,6 +188,11 @@ check_eq "... for Resources" Resources "$(f mem3_reason)"
 check "... StartTime = the first one's start + 60 s (+-2): $(f mem3_start)" near0 "$(f mem3_start)" 2
 check "... squeue --start says the same: $(f mem3_squeue)" near0 "$(f mem3_squeue)" 2
 check_eq "... SchedNodeList" n4 "$(f mem3_sched)"
+# The two 7000 MB jobs hold n4's memory until the third's start.
+# Every job it names is one of those two, on n4, and it names one at least.
+named=$(f mem3_waits | grep -o 'running job [0-9]* on n4' | awk '{print $3}' | sort -u | paste -sd' ')
+check "... fairway explain: it waits for the 7000 MB jobs on n4 ($(f mem3_waits))" \
+  bash -c "[ -n '$named' ] && for j in $named; do [[ ' $(f mem_ids) ' == *\" \$j \"* ]] || exit 1; done"
 check_eq "... it ran on n4 once the first one ended" "n4 after-first-end" "$(f mem3_ran)"
 check_eq "3. an untyped --gres=gpu:2 job on 2 nodes got n1-n2 (their a100s)" "n[1-2]" "$(f g1_nodes)"
 check_eq "... gpu:a100:1 waits while the v100s are free" PENDING "$(f g2_state)"

@@ -18,6 +18,7 @@
 #include "fw_bitset.h"
 #include "fw_config.h"
 #include "fw_plan.h"
+#include "fw_topo.h"
 
 #define PLUGIN "sched/fairway"
 #define SF_STATE_FILE "fairway_sched_state"
@@ -36,6 +37,8 @@ struct sf_jobinfo {
 	uint32_t blocker_job;     /* job whose reservation blocks it, 0 */
 	int32_t blocker_lic;
 	char *nodes;              /* planned nodes (malloc'd) or NULL */
+	char *waits_for;          /* shared nodes: what holds its planned
+				     nodes until its start (malloc'd), NULL */
 	char *partition;          /* malloc'd */
 };
 
@@ -65,6 +68,9 @@ struct sf {
 	struct fw_cluster *cluster;       /* rebuilt when nodes/partitions change */
 	time_t cluster_node_stamp, cluster_part_stamp;
 	char **lic_names;                 /* cluster license index -> name */
+	struct fw_topo *topo;             /* topology.conf, NULL: no islands */
+	time_t topo_stamp;                /* slurm_conf.last_update it was read at */
+	bool topo_read, topo_warned;
 	int bit_word_off;                 /* first data word of a Slurm bitmap, -1: copy bit by bit */
 	/* Shared nodes (select/cons_tres, cons_res): per planner partition,
 	 * the CPUs of one allocation unit (a core's or a socket's threads)
@@ -93,6 +99,7 @@ extern struct sf sf;
 
 /* sf_cluster.c */
 int sf_cluster_refresh(struct fw_err *err);
+void sf_topo_free(void);
 void sf_bits_from_slurm(struct fw_bitset *dst, bitstr_t *src);
 /* The planner's name of a GRES: "NAME", or "NAME:TYPE" for a typed one;
  * nodes (sf_cluster.c) and jobs (sf_pass.c) must name them alike. */

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "slurm/slurm.h"
 
@@ -18,6 +19,7 @@
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
+#include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/licenses.h"
@@ -130,33 +132,84 @@ bool sf_bitcopy_selftest(void)
 /* ------------------------------------------------------------ islands */
 
 /*
- * Islands (seed 002, Fram): the groups of nodes a job should stay inside.
- * With a two-or-more-level topology (topology.conf switches) they are the
- * switches just below the top level; with a single level, the leaf
- * switches.  Node -> island index, -1 when not under any.
+ * Islands (seed 002, Fram): the leaf switches of topology/tree's
+ * topology.conf, read by the core's fw_topo - the reader fairway-sim uses -
+ * on every Slurm release (Slurm's switch table is private to topology/tree
+ * from 24.05).  The file is the one Slurm reads (get_extra_conf_path():
+ * beside slurm.conf), read again only when slurm.conf was (a reconfigure),
+ * as Slurm does, not on partition changes.  Problems are logged once per
+ * reading, one line each, naming file, line, key and value; a file
+ * topology/tree would refuse gives no islands, never a failure.
  */
+void sf_topo_free(void)
+{
+	fw_topo_free(sf.topo);
+	sf.topo = NULL;
+	sf.topo_read = false;
+}
+
+static void topo_load(void)
+{
+	char yaml_name[] = "topology.yaml", conf_name[] = "topology.conf";
+	char *path, buf[1024];
+	struct fw_err err;
+	struct stat st;
+
+	sf_topo_free();
+	sf.topo_read = true;
+	sf.topo_warned = false;
+	sf.topo_stamp = slurm_conf.last_update;
+	if (FW_SLURM_READS_TOPOLOGY_YAML) {
+		path = get_extra_conf_path(yaml_name);
+		if (!stat(path, &st)) {
+			info("%s: %s exists: Slurm uses it instead of topology.conf, and Fairway does not read topology.yaml: no islands (TopologyPlacement has no effect)",
+			     PLUGIN, path);
+			xfree(path);
+			return;
+		}
+		xfree(path);
+	}
+	if (xstrcmp(slurm_conf.topology_plugin, "topology/tree")) {
+		debug("%s: TopologyPlugin is %s, not topology/tree: no islands",
+		      PLUGIN, slurm_conf.topology_plugin ?
+		      slurm_conf.topology_plugin : "(none)");
+		return;
+	}
+	path = get_extra_conf_path(conf_name);
+	sf.topo = fw_topo_read(path, &err);
+	if (!sf.topo)
+		error("%s: %s: no islands (TopologyPlacement has no effect)",
+		      PLUGIN, fw_err_str(&err, buf, sizeof(buf)));
+	xfree(path);
+}
+
+/* Node index -> island number (leaf switch), -1 when under none. */
 static void island_of_nodes(int32_t *island, int nnodes)
 {
-	int top = -1, want, nsw = fw_switch_count();
+	const char **names;
+	struct fw_topo_warn w;
+	uint32_t used;
+	char buf[1024];
 
+	if (!sf.topo_read || sf.topo_stamp != slurm_conf.last_update)
+		topo_load();
+	names = xcalloc(nnodes ? nnodes : 1, sizeof(*names));
 	for (int i = 0; i < nnodes; i++)
-		island[i] = -1;
-	if (nsw <= 0)
+		names[i] = node_record_table_ptr[i] ?
+			   node_record_table_ptr[i]->name : NULL;
+	used = fw_topo_islands(sf.topo, names, (uint32_t)nnodes, island, &w);
+	xfree(names);
+	if (!sf.topo || sf.topo_warned)
 		return;
-	for (int s = 0; s < nsw; s++)
-		if (fw_switch_level(s) > top)
-			top = fw_switch_level(s);
-	want = top > 0 ? top - 1 : 0;
-	for (int s = 0; s < nsw; s++) {
-		bitstr_t *nodes = fw_switch_nodes(s);
-
-		if (fw_switch_level(s) != want || !nodes)
-			continue;
-		for (int64_t i = bit_ffs(nodes);
-		     i >= 0 && i < nnodes && i < bit_size(nodes); i++)
-			if (bit_test(nodes, i) && island[i] < 0)
-				island[i] = s;
-	}
+	sf.topo_warned = true;
+	info("%s: islands from %s: %u leaf switches (%u with nodes), %u nodes under none",
+	     PLUGIN, sf.topo->file, sf.topo->nislands, used, w.outside);
+	if (w.unknown)
+		info("%s: warning: %s", PLUGIN,
+		     fw_err_str(&w.first_unknown, buf, sizeof(buf)));
+	if (w.multi)
+		info("%s: warning: %s", PLUGIN,
+		     fw_err_str(&w.first_multi, buf, sizeof(buf)));
 }
 
 /* GPUs as configured (gres.conf / Gres=), whatever AccountingStorageTRES

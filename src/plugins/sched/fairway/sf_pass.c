@@ -1365,6 +1365,42 @@ static char *planned_names(const struct fw_plan_decision *d)
 	return fw_cluster_hostlist(sf.cluster, d->nodes);
 }
 
+/* An advanced reservation's name from the plan's index. */
+static const char *resv_name(const struct pass *p, uint32_t idx)
+{
+	for (size_t k = 0; k < p->nresv; k++)
+		if (p->resv[k].idx == (int32_t)idx)
+			return p->resv[k].resv->name;
+	return "?";
+}
+
+/*
+ * What a waiting job on shared nodes waits for, for `fairway explain`:
+ * "running job 12 on n1, the reservation of job 15 on n2, reservation
+ * course on n3" (malloc'd), or NULL.
+ */
+static char *waits_for(const struct pass *p, const struct fw_plan_decision *d)
+{
+	struct fw_buf b = { 0 };
+
+	for (uint32_t k = 0; k < d->nholders; k++) {
+		const struct fw_plan_holder *h = &d->holders[k];
+		const char *node = sf.cluster->nodes[h->node].name;
+
+		fw_buf_printf(&b, "%s", k ? ", " : "");
+		if (h->kind == FW_HOLD_RUNNING)
+			fw_buf_printf(&b, "running job %u on %s", h->id, node);
+		else if (h->kind == FW_HOLD_PLANNED && h->id < p->nseq)
+			fw_buf_printf(&b, "job %u (ahead of it, started or "
+				      "reserved in this pass) on %s",
+				      p->seq_job[h->id], node);
+		else if (h->kind == FW_HOLD_RESV)
+			fw_buf_printf(&b, "reservation %s on %s",
+				      resv_name(p, h->id), node);
+	}
+	return b.s;
+}
+
 /* Remember the decision for `fairway plan`; takes nodes (malloc'd, the
  * planned nodes' names or NULL). */
 static void record_decision(struct pass *p, job_record_t *job,
@@ -1372,6 +1408,7 @@ static void record_decision(struct pass *p, job_record_t *job,
 			    const struct fw_plan_decision *d, char *nodes)
 {
 	struct sf_jobinfo *t;
+	char *wf;
 
 	if (d->seq >= p->seq_cap) {
 		size_t cap = (d->seq + 1) * 2;
@@ -1382,6 +1419,7 @@ static void record_decision(struct pass *p, job_record_t *job,
 	p->seq_job[d->seq] = job->job_id;
 	if (d->seq + 1 > p->nseq)
 		p->nseq = d->seq + 1;
+	wf = d->nholders ? waits_for(p, d) : NULL;
 	pthread_mutex_lock(&sf.tab_mu);
 	t = sf_tab_get(job->job_id, true);
 	/* `fairway plan` explains the backfill pass's plan (start, nodes,
@@ -1391,6 +1429,7 @@ static void record_decision(struct pass *p, job_record_t *job,
 	    t->from_backfill) {
 		pthread_mutex_unlock(&sf.tab_mu);
 		free(nodes);
+		free(wf);
 		return;
 	}
 	t->from_backfill = p->kind == SF_PASS_BACKFILL;
@@ -1412,6 +1451,8 @@ static void record_decision(struct pass *p, job_record_t *job,
 	t->blocker_job = d->blocker >= 0 && (size_t)d->blocker < p->nseq ?
 		p->seq_job[d->blocker] : 0;
 	t->blocker_lic = d->blocker_lic;
+	free(t->waits_for);
+	t->waits_for = wf;
 	pthread_mutex_unlock(&sf.tab_mu);
 }
 
