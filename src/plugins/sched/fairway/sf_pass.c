@@ -819,7 +819,8 @@ static uint32_t round_up(uint32_t v, uint32_t unit)
  * each of its nodes, which only a node where no other job holds memory
  * has: planned on whole nodes, as --exclusive.  A task of more than one
  * CPU, or one that may not share a core (--ntasks-per-core=1,
- * --hint=nomultithread), takes whole cores (sockets with CR_Socket).
+ * --hint=nomultithread), takes whole cores (sockets with CR_Socket); with
+ * --threads-per-core=T a task of c CPUs takes ceil(c / T) whole cores.
  */
 static void shared_request(job_record_t *job, int32_t part,
 			   struct fw_job_request *r, struct fw_plan_job *fj)
@@ -833,8 +834,15 @@ static void shared_request(job_record_t *job, int32_t part,
 		r->mem_per_cpu_mb = r->mem_per_node_mb = 0;
 	else if (!r->mem_per_cpu_mb && !r->mem_per_node_mb)
 		fj->exclusive = true;
-	if (cpt > 1 || (mc && given16(mc->ntasks_per_core) == 1))
+	if (mc && unit > 1 && given16(mc->threads_per_core) &&
+	    given16(mc->threads_per_core) < unit) {
+		/* --threads-per-core=T: a task's CPUs are T per core */
+		uint32_t t = given16(mc->threads_per_core);
+
+		r->cpus_per_task = (cpt + t - 1) / t * unit;
+	} else if (cpt > 1 || (mc && given16(mc->ntasks_per_core) == 1)) {
 		r->cpus_per_task = round_up(cpt, unit);
+	}
 }
 
 /* After sizing: each node's CPUs in whole allocation units, and the
