@@ -263,7 +263,8 @@ static void conclude_later(struct fw_plan *p, const struct fw_plan_job *j,
 	d->nnodes = p->nsel;
 	d->nodes = p->nodes;
 	d->across_islands = spans_islands(p);
-	if (cd->shared && cd->sel_valid)
+	/* Whole nodes on a shared cluster: the booking log knows too. */
+	if (p->sh && (!cd->shared || cd->sel_valid))
 		set_holders(p, cd, d);
 	book_sel(p, j, d->seq, cd->shared, cd->c, b);
 	add_rrec(p, j, d->seq, cd->c, b);

@@ -275,10 +275,10 @@ struct fw_plan_decision {
 	 */
 	const struct fw_bitset *allowed;
 	const struct fw_bitset *nodes;
-	/* A node-sharing job that waits (RESERVED/ESTIMATED): what still
-	 * holds part of its planned nodes just before its start, i.e. whose
-	 * end lets it start then (at most FW_PLAN_MAX_HOLDERS; owned by the
-	 * plan like nodes). */
+	/* On a shared cluster, a job that waits (RESERVED, or ESTIMATED
+	 * when it may share nodes): what still holds part of its planned
+	 * nodes just before its start, i.e. whose end lets it start then (at
+	 * most FW_PLAN_MAX_HOLDERS; owned by the plan like nodes). */
 	const struct fw_plan_holder *holders;
 	uint32_t nholders;
 };

@@ -101,6 +101,7 @@ struct eclass {
 	uint32_t nE;
 	uint32_t isl_static;	/* largest island share, down or not */
 	uint32_t isl_usable;
+	uint32_t max_cpus;	/* largest CPU count of a qualifying type */
 	struct frontier fail[FIT_KEYS];
 	uint64_t idle_gen;	/* |E & idle| as of plan->idle_gen */
 	uint32_t idle_cnt;

@@ -54,8 +54,7 @@ struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
 
 	s->cl = cl;
 	s->K = FW_SHR_GRES0 + cl->ngres;
-	s->rtl = fw_rtl_new(cl->nnodes, s->K, wslots);
-	s->cur = s->rtl;
+	s->wslots = wslots;
 	s->req = fw_xcalloc(s->K, sizeof(int64_t));
 	s->amt = fw_xcalloc(s->K, sizeof(int64_t));
 	s->fmin = fw_xcalloc(s->K, sizeof(int64_t));
@@ -64,11 +63,6 @@ struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
 	s->head = fw_xmalloc((cl->nnodes ? cl->nnodes : 1) * sizeof(int32_t));
 	for (uint32_t i = 0; i < cl->nnodes; i++)
 		s->head[i] = -1;
-	for (uint32_t i = 0; i < cl->nnodes; i++) {
-		node_capacity(cl, i, s->amt);
-		/* Capacities are >= 0 and nothing is taken yet. */
-		fw_rtl_set_capacity(s->rtl, i, s->amt);
-	}
 	return s;
 }
 
@@ -168,7 +162,8 @@ static void book(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
 	if (node >= s->cl->nnodes || b <= a)
 		return;
 	log_booking(s, node, a, b, amt, whole, o);
-	book_on(s, s->rtl, node, a, b, amt, whole);
+	if (s->rtl)
+		book_on(s, s->rtl, node, a, b, amt, whole);
 	for (uint32_t v = 0; v < s->nviews; v++)
 		if (fw_bitset_test(s->views[v].nodes, node))
 			book_on(s, s->views[v].rtl, node, a, b, amt, whole);
@@ -190,24 +185,27 @@ void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
 }
 
 /*
- * The view of advanced reservation `resv` for its own jobs: its nodes at
- * their capacity, every booking on them replayed in order except the
- * reservation's own hold, so its jobs see what the other jobs leave them
- * and share its nodes.  Built once per plan, on first use.
+ * A timeline of `nodes` (NULL: every node) at their capacity with every
+ * booking on them replayed in order, except the holds of advanced
+ * reservation `skip` (-1: none).  The main timeline is built this way on
+ * first use (a pass whose jobs all want whole nodes never needs it), and
+ * the view of a reservation for its own jobs, which see what the other
+ * jobs leave them and share its nodes.
  */
-static struct fw_rtl *view_build(struct fw_share *s, int32_t resv,
-				 const struct fw_bitset *nodes)
+static struct fw_rtl *replay(struct fw_share *s, int32_t skip,
+			     const struct fw_bitset *nodes)
 {
-	struct fw_rtl *r = fw_rtl_new(s->cl->nnodes, s->K, fw_rtl_wslots(s->rtl));
+	struct fw_rtl *r = fw_rtl_new(s->cl->nnodes, s->K, s->wslots);
 	uint32_t *idx = NULL, n = 0, cap = 0;
-	int64_t i;
 
-	FW_BITSET_FOREACH(nodes, i) {
-		if ((uint32_t)i >= s->cl->nnodes)
-			break;
-		node_capacity(s->cl, (uint32_t)i, s->fmin);
-		fw_rtl_set_capacity(r, (uint32_t)i, s->fmin);
-		for (int32_t k = s->head[i]; k >= 0; k = s->book[k].next) {
+	for (uint32_t i = 0; i < s->cl->nnodes; i++) {
+		if (nodes && !fw_bitset_test(nodes, i))
+			continue;
+		node_capacity(s->cl, i, s->fmin);
+		fw_rtl_set_capacity(r, i, s->fmin);
+		/* The bookings of a reservation's nodes, to put in order. */
+		for (int32_t k = nodes ? s->head[i] : -1; k >= 0;
+		     k = s->book[k].next) {
 			if (n == cap) {
 				cap = cap ? cap * 2 : 64;
 				idx = fw_xrealloc(idx, cap * sizeof(*idx));
@@ -215,14 +213,18 @@ static struct fw_rtl *view_build(struct fw_share *s, int32_t resv,
 			idx[n++] = (uint32_t)k;
 		}
 	}
-	qsort(idx, n, sizeof(*idx), u32_order);
+	if (nodes)
+		qsort(idx, n, sizeof(*idx), u32_order);
+	else
+		n = s->nbook;
 	for (uint32_t m = 0; m < n; m++) {
-		const struct shr_book *k = &s->book[idx[m]];
+		uint32_t b = nodes ? idx[m] : m;
+		const struct shr_book *k = &s->book[b];
 
-		if (k->o.kind == FW_HOLD_RESV && k->o.id == (uint32_t)resv)
+		if (k->o.kind == FW_HOLD_RESV && k->o.id == (uint32_t)skip)
 			continue;
 		book_on(s, r, k->node, k->a, k->b,
-			s->book_amt + (size_t)idx[m] * s->K, k->whole);
+			s->book_amt + (size_t)b * s->K, k->whole);
 	}
 	free(idx);
 	return r;
@@ -231,6 +233,8 @@ static struct fw_rtl *view_build(struct fw_share *s, int32_t resv,
 void fw_share_use_view(struct fw_share *s, int32_t resv,
 		       const struct fw_bitset *nodes)
 {
+	if (!s->rtl)
+		s->rtl = replay(s, -1, NULL);
 	s->cur = s->rtl;
 	if (resv < 0)
 		return;
@@ -242,7 +246,7 @@ void fw_share_use_view(struct fw_share *s, int32_t resv,
 	s->views = fw_xrealloc(s->views, (s->nviews + 1) * sizeof(*s->views));
 	s->views[s->nviews].resv = resv;
 	s->views[s->nviews].nodes = fw_bitset_dup(nodes);
-	s->views[s->nviews].rtl = view_build(s, resv, nodes);
+	s->views[s->nviews].rtl = replay(s, resv, nodes);
 	s->cur = s->views[s->nviews++].rtl;
 }
 

@@ -34,7 +34,9 @@ struct shr_view {
 
 struct fw_share {
 	const struct fw_cluster *cl;
-	struct fw_rtl *rtl;	/* what every job outside reservations sees */
+	struct fw_rtl *rtl;	/* what every job outside reservations sees
+				   (built on first use: fw_share_use_view) */
+	int32_t wslots;
 	struct fw_rtl *cur;	/* searched: rtl or a reservation's view */
 	struct shr_view *views;
 	uint32_t nviews;
@@ -98,7 +100,8 @@ uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
 			  uint32_t n, int32_t c);
 
 /*
- * Searches and fits look at the jobs of advanced reservation `resv`
+ * Before any search or fit.  Searches and fits look at the jobs of
+ * advanced reservation `resv`
  * (nodes: its nodes) from now on, or at everything outside reservations
  * (resv -1).  A reservation's view holds everything booked on its nodes
  * except the reservation itself, and every later booking: its jobs share
