@@ -780,6 +780,16 @@ uint64_t fw_splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+uint64_t fw_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
 uint64_t fw_state_hash(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;

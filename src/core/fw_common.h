@@ -73,6 +73,8 @@ void fw_buf_free(struct fw_buf *b);
  * tests are reproducible from a seed.  Advances *state.
  */
 uint64_t fw_splitmix64(uint64_t *state);
+/* A 64-bit finaliser (murmur3's) for hash tables keyed by integers. */
+uint64_t fw_mix64(uint64_t x);
 
 /*
  * The checksum of the plugins' state files and the fair-share state: FNV-1a

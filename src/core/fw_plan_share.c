@@ -15,8 +15,17 @@
 struct shr_book {
 	int32_t a, b;
 	struct fw_share_owner o;
+	uint32_t node;
+	bool whole;		/* everything free (amounts unused) */
 	int32_t next;		/* older booking of the same node, -1 */
 };
+
+static int u32_order(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
 
 struct shr_ent {
 	uint64_t h;
@@ -46,6 +55,7 @@ struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
 	s->cl = cl;
 	s->K = FW_SHR_GRES0 + cl->ngres;
 	s->rtl = fw_rtl_new(cl->nnodes, s->K, wslots);
+	s->cur = s->rtl;
 	s->req = fw_xcalloc(s->K, sizeof(int64_t));
 	s->amt = fw_xcalloc(s->K, sizeof(int64_t));
 	s->fmin = fw_xcalloc(s->K, sizeof(int64_t));
@@ -75,15 +85,20 @@ void fw_share_free(struct fw_share *s)
 	free(s->memo);
 	free(s->memo_req);
 	free(s->book);
+	free(s->book_amt);
 	free(s->head);
+	for (uint32_t v = 0; v < s->nviews; v++) {
+		fw_rtl_free(s->views[v].rtl);
+		fw_bitset_free(s->views[v].nodes);
+	}
+	free(s->views);
 	free(s);
 }
 
 bool fw_share_job(const struct fw_cluster *cl, const struct fw_plan_job *j,
 		  int32_t q)
 {
-	return cl->shared && !j->exclusive && !cl->parts[q].whole_nodes &&
-	       j->resv < 0 && !j->req_nodes;
+	return cl->shared && !j->exclusive && !cl->parts[q].whole_nodes;
 }
 
 void fw_share_set_req(struct fw_share *s, const struct fw_plan_job *j)
@@ -111,52 +126,124 @@ void fw_share_use_amounts(const struct fw_share *s,
 				(int64_t)u->gres[g].count;
 }
 
+/* Book on one timeline: up to amt (whole: everything free). */
+static void book_on(struct fw_share *s, struct fw_rtl *r, uint32_t node,
+		    int32_t a, int32_t b, const int64_t *amt, bool whole)
+{
+	if (whole) {
+		fw_rtl_capacity(r, node, s->fmin);
+		amt = s->fmin;
+	}
+	fw_rtl_take_upto(r, node, a, b, amt);
+}
+
 static void log_booking(struct fw_share *s, uint32_t node, int32_t a,
-			int32_t b, struct fw_share_owner o)
+			int32_t b, const int64_t *amt, bool whole,
+			struct fw_share_owner o)
 {
 	struct shr_book *k;
 
 	if (s->nbook == s->capbook) {
 		s->capbook = s->capbook ? s->capbook * 2 : 256;
 		s->book = fw_xrealloc(s->book, s->capbook * sizeof(*s->book));
+		s->book_amt = fw_xrealloc(s->book_amt, (size_t)s->capbook *
+					  s->K * sizeof(int64_t));
 	}
 	k = &s->book[s->nbook];
 	k->a = a;
 	k->b = b;
 	k->o = o;
+	k->whole = whole;
+	k->node = node;
+	memcpy(s->book_amt + (size_t)s->nbook * s->K, amt,
+	       s->K * sizeof(int64_t));
 	k->next = s->head[node];
 	s->head[node] = (int32_t)s->nbook++;
+}
+
+/* A booking on the main timeline and on every view that has the node. */
+static void book(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
+		 const int64_t *amt, bool whole, struct fw_share_owner o)
+{
+	if (node >= s->cl->nnodes || b <= a)
+		return;
+	log_booking(s, node, a, b, amt, whole, o);
+	book_on(s, s->rtl, node, a, b, amt, whole);
+	for (uint32_t v = 0; v < s->nviews; v++)
+		if (fw_bitset_test(s->views[v].nodes, node))
+			book_on(s, s->views[v].rtl, node, a, b, amt, whole);
 }
 
 void fw_share_take(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
 		   const int64_t *amt, struct fw_share_owner o)
 {
-	if (node >= s->cl->nnodes || b <= a)
-		return;
-	log_booking(s, node, a, b, o);
-	fw_rtl_free_min(s->rtl, node, a, b, s->fmin);
-	for (uint32_t k = 0; k < s->K; k++) {
-		int64_t want = amt[k] > 0 ? amt[k] : 0;
-
-		s->fmin[k] = want < s->fmin[k] ? want : s->fmin[k];
-		if (s->fmin[k] < 0)
-			s->fmin[k] = 0;
-	}
-	/* Cannot fail: no amount exceeds the minimum free in [a, b). */
-	fw_rtl_take(s->rtl, node, a, b, s->fmin);
+	for (uint32_t k = 0; k < s->K; k++)
+		s->amt[k] = amt[k] > 0 ? amt[k] : 0;
+	book(s, node, a, b, s->amt, false, o);
 }
 
 void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
 		       int32_t b, struct fw_share_owner o)
 {
-	if (node >= s->cl->nnodes || b <= a)
+	memset(s->amt, 0, s->K * sizeof(int64_t));
+	book(s, node, a, b, s->amt, true, o);
+}
+
+/*
+ * The view of advanced reservation `resv` for its own jobs: its nodes at
+ * their capacity, every booking on them replayed in order except the
+ * reservation's own hold, so its jobs see what the other jobs leave them
+ * and share its nodes.  Built once per plan, on first use.
+ */
+static struct fw_rtl *view_build(struct fw_share *s, int32_t resv,
+				 const struct fw_bitset *nodes)
+{
+	struct fw_rtl *r = fw_rtl_new(s->cl->nnodes, s->K, fw_rtl_wslots(s->rtl));
+	uint32_t *idx = NULL, n = 0, cap = 0;
+	int64_t i;
+
+	FW_BITSET_FOREACH(nodes, i) {
+		if ((uint32_t)i >= s->cl->nnodes)
+			break;
+		node_capacity(s->cl, (uint32_t)i, s->fmin);
+		fw_rtl_set_capacity(r, (uint32_t)i, s->fmin);
+		for (int32_t k = s->head[i]; k >= 0; k = s->book[k].next) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				idx = fw_xrealloc(idx, cap * sizeof(*idx));
+			}
+			idx[n++] = (uint32_t)k;
+		}
+	}
+	qsort(idx, n, sizeof(*idx), u32_order);
+	for (uint32_t m = 0; m < n; m++) {
+		const struct shr_book *k = &s->book[idx[m]];
+
+		if (k->o.kind == FW_HOLD_RESV && k->o.id == (uint32_t)resv)
+			continue;
+		book_on(s, r, k->node, k->a, k->b,
+			s->book_amt + (size_t)idx[m] * s->K, k->whole);
+	}
+	free(idx);
+	return r;
+}
+
+void fw_share_use_view(struct fw_share *s, int32_t resv,
+		       const struct fw_bitset *nodes)
+{
+	s->cur = s->rtl;
+	if (resv < 0)
 		return;
-	log_booking(s, node, a, b, o);
-	fw_rtl_free_min(s->rtl, node, a, b, s->fmin);
-	for (uint32_t k = 0; k < s->K; k++)
-		if (s->fmin[k] < 0)
-			s->fmin[k] = 0;
-	fw_rtl_take(s->rtl, node, a, b, s->fmin);
+	for (uint32_t v = 0; v < s->nviews; v++)
+		if (s->views[v].resv == resv) {
+			s->cur = s->views[v].rtl;
+			return;
+		}
+	s->views = fw_xrealloc(s->views, (s->nviews + 1) * sizeof(*s->views));
+	s->views[s->nviews].resv = resv;
+	s->views[s->nviews].nodes = fw_bitset_dup(nodes);
+	s->views[s->nviews].rtl = view_build(s, resv, nodes);
+	s->cur = s->views[s->nviews++].rtl;
 }
 
 void fw_share_take_all_set(struct fw_share *s, const struct fw_bitset *nodes,
@@ -206,7 +293,7 @@ uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
 bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
 		   int32_t b)
 {
-	return fw_rtl_fits(s->rtl, node, a, b, s->req);
+	return fw_rtl_fits(s->cur, node, a, b, s->req);
 }
 
 static int32_t search(struct fw_share *s, const struct fw_bitset *cand,
@@ -223,7 +310,7 @@ static int32_t search(struct fw_share *s, const struct fw_bitset *cand,
 	q.smax = smax;
 	q.nodes = s->sel;
 	s->searches++;
-	fw_rtl_earliest(s->rtl, &q);
+	fw_rtl_earliest(s->cur, &q);
 	s->nodes_scanned += q.nodes_scanned;
 	s->nsel = q.start >= 0 ? n : 0;
 	return q.start;
@@ -246,22 +333,16 @@ int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
 	return search(s, cand, n, L, cmin, cmax);
 }
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static uint64_t shape_hash(const struct fw_share *s, uint32_t cls, int fit,
 			   uint32_t n, int64_t d)
 {
-	uint64_t h = mix(((uint64_t)cls << 40) ^ ((uint64_t)fit << 32) ^ n);
+	uint64_t h = fw_mix64(((uint64_t)cls << 40) ^
+			      ((uint64_t)fit << 32) ^ n);
 
-	h = mix(h ^ (uint64_t)d);
+	h = fw_mix64(h ^ (uint64_t)d);
 	for (uint32_t k = 0; k < s->K; k++)
-		h = mix(h ^ (uint64_t)s->req[k]);
+		h = fw_mix64(h ^ (uint64_t)s->req[k]);
 	return h;
 }
 

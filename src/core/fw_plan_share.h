@@ -25,9 +25,19 @@
 
 enum { FW_SHR_CPU, FW_SHR_MEM, FW_SHR_GPU, FW_SHR_GRES0 };
 
+/* An advanced reservation's view for its own jobs (fw_share_use_view). */
+struct shr_view {
+	int32_t resv;
+	struct fw_bitset *nodes;
+	struct fw_rtl *rtl;
+};
+
 struct fw_share {
 	const struct fw_cluster *cl;
-	struct fw_rtl *rtl;
+	struct fw_rtl *rtl;	/* what every job outside reservations sees */
+	struct fw_rtl *cur;	/* searched: rtl or a reservation's view */
+	struct shr_view *views;
+	uint32_t nviews;
 	uint32_t K;
 	int64_t *req;		/* the job being decided, per node */
 	int64_t *amt, *fmin;	/* scratch, K each */
@@ -37,6 +47,7 @@ struct fw_share {
 	uint64_t searches, nodes_scanned;
 	/* What was booked where (fw_share_holders): a list per node. */
 	struct shr_book *book;
+	int64_t *book_amt;	/* capbook * K: each booking's amounts */
 	uint32_t nbook, capbook;
 	int32_t *head;		/* nnodes: newest booking, -1 */
 	struct fw_plan_holder hold[FW_PLAN_MAX_HOLDERS];
@@ -51,10 +62,9 @@ struct fw_share {
 struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots);
 void fw_share_free(struct fw_share *s);
 
-/* Is job j planned on parts of nodes in partition q? (Not for jobs that
- * want whole nodes, nor for jobs in an advanced reservation or with
- * required nodes: those keep the whole-node search, which never promises
- * more than the nodes can give.) */
+/* May job j be planned on parts of nodes in partition q? (Not a job that
+ * wants whole nodes; the planner also keeps the jobs of a CoreCnt
+ * reservation on whole nodes.) */
 bool fw_share_job(const struct fw_cluster *cl, const struct fw_plan_job *j,
 		  int32_t q);
 /* s->req = what j needs on each node. */
@@ -68,8 +78,9 @@ struct fw_share_owner {
 	enum fw_hold_kind kind;
 	uint32_t id;
 };
-/* Take amt from node over [a, b), at most what is free there (Slurm may
- * have oversubscribed it: the node is then full, the plan never fails). */
+/* Take amt from node over [a, b), at every slot at most what is free
+ * there (Slurm may have oversubscribed it, a reservation's job books past
+ * the reservation's hold: the plan never fails). */
 void fw_share_take(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
 		   const int64_t *amt, struct fw_share_owner o);
 /* Take everything still free on node over [a, b) (a whole-node use). */
@@ -86,6 +97,15 @@ void fw_share_take_all_set(struct fw_share *s, const struct fw_bitset *nodes,
 uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
 			  uint32_t n, int32_t c);
 
+/*
+ * Searches and fits look at the jobs of advanced reservation `resv`
+ * (nodes: its nodes) from now on, or at everything outside reservations
+ * (resv -1).  A reservation's view holds everything booked on its nodes
+ * except the reservation itself, and every later booking: its jobs share
+ * its nodes with each other and with what runs there.
+ */
+void fw_share_use_view(struct fw_share *s, int32_t resv,
+		       const struct fw_bitset *nodes);
 /* Does node have s->req free during [a, b)? */
 bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
 		   int32_t b);

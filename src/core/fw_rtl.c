@@ -99,6 +99,25 @@ static void list_add(struct rtl_list *l, uint32_t K, int32_t a, int32_t b,
 	list_merge_at(l, K, ia);
 }
 
+/* Subtract min(amt, v) at every point of [a, b) (clamped, a < b); points
+ * inside may now repeat their neighbours, so the whole range is
+ * coalesced. */
+static void list_take_upto(struct rtl_list *l, uint32_t K, int32_t a,
+			   int32_t b, const int64_t *amt)
+{
+	uint32_t ia = list_split(l, K, a);
+	uint32_t ib = b == FW_RTL_INF ? l->m : list_split(l, K, b);
+
+	for (uint32_t j = ia; j < ib; j++)
+		for (uint32_t r = 0; r < K; r++) {
+			int64_t *v = &l->v[(size_t)j * K + r];
+
+			*v -= amt[r] < *v ? amt[r] : *v;
+		}
+	for (uint32_t j = ib; j >= ia && j > 0; j--)
+		list_merge_at(l, K, j);
+}
+
 /* out = per-resource minimum of l over [a, b) (clamped, a < b). */
 static void list_min(const struct rtl_list *l, uint32_t K, int32_t a,
 		     int32_t b, int64_t *out)
@@ -151,6 +170,15 @@ static void buckets_init(struct fw_rtl *r)
 	r->nmax = fw_xcalloc((size_t)r->nnodes * r->nbk * r->K,
 			     sizeof(*r->nmax));
 	r->benv = fw_xcalloc(r->nblocks, sizeof(*r->benv));
+	/* Every node is at the (zero) envelope until capacities are set. */
+	r->bcnt = fw_xmalloc((size_t)r->nblocks * r->nbk * r->K);
+	for (uint32_t b = 0; b < r->nblocks; b++) {
+		uint32_t in = b + 1 < r->nblocks || r->nnodes % 64 == 0 ? 64 :
+			      r->nnodes % 64;
+
+		memset(r->bcnt + (size_t)b * r->nbk * r->K, (int)in,
+		       (size_t)r->nbk * r->K);
+	}
 	for (uint32_t b = 0; b < r->nblocks; b++) {
 		struct rtl_list *e = &r->benv[b];
 		int32_t t = 0;
@@ -169,43 +197,55 @@ static uint32_t bucket_of(const struct fw_rtl *r, int32_t t)
 	return fw_rtl_list_at(&r->benv[0], t);
 }
 
-/* Bucket j of block b: the largest of its nodes' maxima. */
-static void block_bucket(struct fw_rtl *r, uint32_t b, uint32_t j)
+/* Resource k of bucket j of block b: the largest of its nodes' maxima,
+ * and how many nodes have it. */
+static void block_bucket(struct fw_rtl *r, uint32_t b, uint32_t j,
+			 uint32_t k)
 {
-	uint32_t K = r->K, hi = (b + 1) * 64;
-	int64_t *out = r->benv[b].v + (size_t)j * K;
+	uint32_t K = r->K, hi = (b + 1) * 64, cnt = 0;
+	int64_t *out = r->benv[b].v + (size_t)j * K + k;
 
 	if (hi > r->nnodes)
 		hi = r->nnodes;
-	memset(out, 0, K * sizeof(*out));
+	*out = 0;
 	for (uint32_t i = b * 64; i < hi; i++) {
-		const int64_t *nm = r->nmax + ((size_t)i * r->nbk + j) * K;
+		int64_t v = r->nmax[((size_t)i * r->nbk + j) * K + k];
 
-		for (uint32_t k = 0; k < K; k++)
-			if (nm[k] > out[k])
-				out[k] = nm[k];
+		if (v > *out) {
+			*out = v;
+			cnt = 0;
+		}
+		cnt += v == *out;
 	}
+	r->bcnt[((size_t)b * r->nbk + j) * K + k] = (uint8_t)cnt;
 }
 
 /*
- * The node's maximum in bucket j moved from old to nm: the block's value
- * only needs the 64-node recount when a resource went down from exactly
- * the block's maximum (this node held it); a rise is a max of two.
+ * The node's maximum in bucket j moved from old to nm.  Per resource the
+ * block keeps its largest value and how many of its nodes have it, so the
+ * 64-node recount is only needed when the last node at the maximum went
+ * down (nodes of one shape start equal: without the count every first
+ * take on a node recounted its block).
  */
 static void block_bucket_update(struct fw_rtl *r, uint32_t node, uint32_t j,
 				const int64_t *old, const int64_t *nm)
 {
-	int64_t *env = r->benv[node / 64].v + (size_t)j * r->K;
+	uint32_t b = node / 64;
+	int64_t *env = r->benv[b].v + (size_t)j * r->K;
+	uint8_t *cnt = r->bcnt + ((size_t)b * r->nbk + j) * r->K;
 
 	for (uint32_t k = 0; k < r->K; k++) {
-		if (nm[k] < old[k] && old[k] == env[k]) {
-			block_bucket(r, node / 64, j);
-			return;
+		if (nm[k] == old[k])
+			continue;
+		if (nm[k] > env[k]) {
+			env[k] = nm[k];
+			cnt[k] = 1;
+		} else if (nm[k] == env[k]) {
+			cnt[k]++;
+		} else if (old[k] == env[k] && --cnt[k] == 0) {
+			block_bucket(r, b, j, k);
 		}
 	}
-	for (uint32_t k = 0; k < r->K; k++)
-		if (nm[k] > env[k])
-			env[k] = nm[k];
 }
 
 /* Node changed over [a, b) (clamped): refresh the buckets it touches. */
@@ -266,6 +306,7 @@ void fw_rtl_free(struct fw_rtl *r)
 		list_free(&r->benv[b]);
 	free(r->node);
 	free(r->benv);
+	free(r->bcnt);
 	free(r->nmax);
 	free(r->cap);
 	free(r->bmax);
@@ -411,6 +452,18 @@ int fw_rtl_take_nodes(struct fw_rtl *r, const uint32_t *nodes, uint32_t n,
 	return 0;
 }
 
+int fw_rtl_take_upto(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
+		     const int64_t *amt)
+{
+	if (!amounts_ok(r, amt) || node >= r->nnodes)
+		return -1;
+	if (!clamp(r, &a, &b))
+		return 0;
+	list_take_upto(&r->node[node], r->K, a, b, amt);
+	buckets_refresh(r, node, a, b);
+	return 0;
+}
+
 int fw_rtl_give(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
 		const int64_t *amt)
 {
@@ -461,6 +514,7 @@ size_t fw_rtl_mem_bytes(const struct fw_rtl *r)
 	for (uint32_t b = 0; b < r->nblocks; b++)
 		sz += sizeof(struct rtl_list) + r->benv[b].cap * per_pt;
 	sz += (size_t)r->nnodes * r->nbk * r->K * sizeof(int64_t);
+	sz += (size_t)r->nblocks * r->nbk * r->K;
 	sz += (size_t)(r->nnodes + r->nblocks) * r->K * sizeof(int64_t);
 	sz += ((size_t)r->nnodes + 2 * r->nblocks) * sizeof(uint64_t);
 	sz += (size_t)r->nnodes * sizeof(int32_t);

@@ -84,6 +84,14 @@ int fw_rtl_take(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
 int fw_rtl_take_nodes(struct fw_rtl *r, const uint32_t *nodes, uint32_t n,
 		      int32_t a, int32_t b, const int64_t *amt);
 /*
+ * Take what there is, up to amt: at every slot of [a, b) each resource
+ * loses min(amt, free).  Never fails; for bookings the plan cannot refuse
+ * (running jobs Slurm oversubscribed, a node taken whole while parts of it
+ * are already booked).  Returns -1 only for a bad node or negative amount.
+ */
+int fw_rtl_take_upto(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
+		     const int64_t *amt);
+/*
  * Give back amt over [a, b): the inverse of a successful fw_rtl_take with
  * the same arguments (a job ends early, a reservation is dropped).  All or
  * nothing: -1 and no change if some resource would exceed the node's

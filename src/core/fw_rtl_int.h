@@ -40,6 +40,8 @@ struct fw_rtl {
 	uint32_t nbk;		/* buckets, the last one [W, forever) */
 	int64_t *nmax;		/* nnodes * nbk * K: max free per bucket */
 	struct rtl_list *benv;	/* nblocks envelopes, nbk points each */
+	uint8_t *bcnt;		/* nblocks * nbk * K: nodes of the block at
+				   the envelope's value (1..64) */
 	int64_t *cap;		/* nnodes * K capacities */
 	int64_t *bmax;		/* nblocks * K: largest capacity in block */
 	/* search scratch (fw_rtl_earliest) */

@@ -9,8 +9,9 @@
  * Then growth curves: queue 1k..100k on 10k nodes, nodes 100..10k with
  * 100k jobs; EASY and the main pass for comparison.
  *
- * Usage: bench_plan [quick|headline|narrow]   ("quick" skips the growth
- * curves; "headline" and "narrow" run one case once, for profiling)
+ * Usage: bench_plan [quick|headline|narrow|shared]   ("quick" skips the
+ * growth curves; "headline" and "narrow" run one case once, for
+ * profiling; "shared" is the shared-node planner: see shared_world())
  * Each figure is the best of 3 runs (the machine is shared).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -61,13 +62,14 @@ struct world {
 	struct fw_bitset **run_nodes;
 	fw_time_t *run_end;
 	uint32_t nrun;
+	struct fw_node_use *run_use;	/* shared: one node each */
 	struct fw_plan_job *jobs;
 	size_t njobs;
 };
 
 static const struct fw_plan_lic lic1 = { 0, 1 };
 
-static struct fw_cluster *make_cluster(uint32_t n)
+static struct fw_cluster *make_cluster(uint32_t n, bool shared)
 {
 	struct fw_cluster *cl = fw_cluster_new();
 	struct fw_err e;
@@ -97,6 +99,7 @@ static struct fw_cluster *make_cluster(uint32_t n)
 	if (fw_cluster_add_partition(cl, &pa, &e) < 0 ||
 	    fw_cluster_add_partition(cl, &pg, &e) < 0 ||
 	    fw_cluster_add_license(cl, "fluent", 20, &e) < 0 ||
+	    fw_cluster_set_shared(cl, shared, &e) ||
 	    fw_cluster_finalize(cl, &e))
 		abort();
 	fw_bitset_free(all);
@@ -112,7 +115,7 @@ static void make_world(struct world *w, uint32_t nnodes, size_t njobs,
 	uint32_t i = 0;
 
 	memset(w, 0, sizeof(*w));
-	w->cl = make_cluster(nnodes);
+	w->cl = make_cluster(nnodes, false);
 	/* running jobs on ~70 % of the nodes, in runs of 1..maxsize */
 	w->run_nodes = calloc(nnodes, sizeof(*w->run_nodes));
 	w->run_end = calloc(nnodes, sizeof(*w->run_end));
@@ -157,9 +160,92 @@ static void make_world(struct world *w, uint32_t nnodes, size_t njobs,
 	fw_plan_sort(w->cl, w->jobs, njobs);
 }
 
+/*
+ * The shared-node case: the same 10,000 nodes (128 CPUs / 256 GB, every
+ * 10th 64 CPUs / 512 GB / 4 GPUs) shared between jobs.  Every node runs
+ * 1-4 jobs holding 8-48 CPUs and 4 GB per CPU each, ending in 1-120 min
+ * (about 80 % of the CPUs busy).  The queue: 85 % one-node jobs of 1-64
+ * CPUs (log-uniform) and 1-8 GB per CPU, 10 % 2-16 node jobs of 8-128 CPUs
+ * per node, 5 % GPU jobs (1-4 GPUs, 1-4 nodes); 2 % need the license;
+ * 10-120 min.  Half the queue repeats an earlier job's shape, as job
+ * arrays and repeated submissions do.
+ */
+static void shared_world(struct world *w, uint32_t nnodes, size_t njobs,
+			 uint64_t seed)
+{
+	struct rng r = { seed };
+
+	memset(w, 0, sizeof(*w));
+	w->cl = make_cluster(nnodes, true);
+	w->run_use = calloc((size_t)nnodes * 4, sizeof(*w->run_use));
+	w->run_end = calloc((size_t)nnodes * 4, sizeof(*w->run_end));
+	for (uint32_t i = 0; i < nnodes; i++) {
+		uint32_t cap = w->cl->nodes[i].cpus, used = 0;
+
+		for (uint32_t k = 1 + rnd(&r, 4); k > 0; k--) {
+			struct fw_node_use *u = &w->run_use[w->nrun];
+			uint32_t c = 8 + rnd(&r, 41);
+
+			if (used + c > cap)
+				break;
+			used += c;
+			u->node = i;
+			u->job = w->nrun + 1;
+			u->cpus = c;
+			u->mem_mb = 4000 * (uint64_t)c;
+			w->run_end[w->nrun++] = NOW + 60 * (fw_time_t)(1 + rnd(&r, 120));
+		}
+	}
+	w->jobs = calloc(njobs, sizeof(*w->jobs));
+	w->njobs = njobs;
+	for (size_t k = 0; k < njobs; k++) {
+		struct fw_plan_job *j = &w->jobs[k];
+		uint32_t kind = rnd(&r, 100);
+
+		fw_plan_job_init(j);
+		j->id = (uint32_t)k + 1;
+		j->priority = 1000 + rnd(&r, 100000);
+		j->submit = NOW - rnd(&r, 86400);
+		j->eligible = j->submit;
+		j->uid = rnd(&r, 500);
+		if (k > 0 && rnd(&r, 2)) {
+			const struct fw_plan_job *o = &w->jobs[rnd(&r, (uint32_t)k)];
+
+			j->part = o->part;
+			j->nodes_min = o->nodes_min;
+			j->cpus_per_node = o->cpus_per_node;
+			j->mem_per_node_mb = o->mem_per_node_mb;
+			j->gpus_per_node = o->gpus_per_node;
+			j->time_limit = o->time_limit;
+			continue;
+		}
+		j->time_limit = 60 * (int64_t)(10 + rnd(&r, 111));
+		if (kind < 85) {
+			j->nodes_min = 1;
+			j->cpus_per_node = size_of(&r, 64);
+		} else if (kind < 95) {
+			j->nodes_min = 2 + rnd(&r, 15);
+			j->cpus_per_node = 8 + rnd(&r, 121);
+		} else {
+			j->part = 1;
+			j->nodes_min = 1 + rnd(&r, 4);
+			j->cpus_per_node = 1 + rnd(&r, 16);
+			j->gpus_per_node = 1 + rnd(&r, 4);
+		}
+		j->mem_per_node_mb = 1000 * (uint64_t)j->cpus_per_node *
+				     (1 + rnd(&r, 8));
+		if (rnd(&r, 50) == 0) {
+			j->lics = &lic1;
+			j->nlics = 1;
+		}
+	}
+	fw_plan_sort(w->cl, w->jobs, njobs);
+}
+
 static void free_world(struct world *w)
 {
-	for (uint32_t k = 0; k < w->nrun; k++)
+	free(w->run_use);
+	for (uint32_t k = 0; w->run_nodes && k < w->nrun; k++)
 		fw_bitset_free(w->run_nodes[k]);
 	free(w->run_nodes);
 	free(w->run_end);
@@ -183,8 +269,11 @@ static void run_once(const struct world *w, const struct fw_plan_conf *conf,
 	int rc;
 
 	for (uint32_t k = 0; k < w->nrun; k++)
-		if (fw_plan_add_running(p, w->run_nodes[k], w->run_end[k], NULL, 0,
-					&e))
+		if (w->run_use ?
+		    fw_plan_add_running_use(p, &w->run_use[k], 1, w->run_end[k],
+					    NULL, 0, &e) :
+		    fw_plan_add_running(p, w->run_nodes[k], w->run_end[k], NULL,
+					0, &e))
 			abort();
 	rc = pass == FW_PASS_BACKFILL ?
 	     fw_plan_backfill(p, w->jobs, njobs, res, &e) :
@@ -251,6 +340,29 @@ int main(int argc, char **argv)
 	struct outcome o;
 	int rc = 0;
 
+	if (argc > 1 && strcmp(argv[1], "shared") == 0) {
+		static const size_t qs[] = { 1000, 3000, 10000, 30000, 100000 };
+		size_t maxq = argc > 2 ? strtoul(argv[2], NULL, 10) : 30000;
+
+		easy->resv_depth = 1;
+		easy->resv_depth_set = true;
+		shared_world(&w, 10000, maxq, 44);
+		printf("shared nodes: running jobs %u\n", w.nrun);
+		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]) &&
+				   qs[k] <= maxq; k++) {
+			best_of(&w, conf, FW_PASS_BACKFILL, qs[k], 1, &o);
+			report("shared conservative", 10000, qs[k], &o);
+			best_of(&w, easy, FW_PASS_BACKFILL, qs[k], 1, &o);
+			report("shared easy", 10000, qs[k], &o);
+		}
+		best_of(&w, conf, FW_PASS_MAIN, maxq, 1, &o);
+		report("shared main pass", 10000, maxq, &o);
+		free_world(&w);
+		fw_plan_conf_free(conf);
+		fw_plan_conf_free(easy);
+		fw_plan_conf_free(thr);
+		return 0;
+	}
 	if (narrow_only || headline_only) {
 		make_world(&w, 10000, 100000, narrow_only ? 43 : 42,
 			   narrow_only ? 4 : 128);

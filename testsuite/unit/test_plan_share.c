@@ -303,6 +303,97 @@ START_TEST(exclusive_and_whole_node_partition)
 }
 END_TEST
 
+/* Required nodes (--nodelist=n2) share n2: eight 1-CPU jobs all start
+ * now there although n1 is idle; a 2-node job that requires n2 takes n2
+ * and n1; a job that requires n2 and needs 8 CPUs waits for the eight
+ * (10 min). */
+START_TEST(required_nodes_share)
+{
+	struct sh_node nd[2] = { node8, node8 };
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_bitset *n2;
+
+	world_new(&w, nd, 2, false);
+	n2 = tp_set(w.cl, "1");
+	for (uint32_t i = 0; i < 8; i++) {
+		struct fw_plan_job j = sh_job(i + 1, 100 - i, 1, 1, 1000,
+					      10 * MIN);
+
+		j.req_nodes = n2;
+		ck_assert_int_eq(decide(&w, &j, &d), FW_PLAN_START_NOW);
+		ck_assert(d.shared);
+		ck_assert(fw_bitset_test(d.nodes, 1) &&
+			  !fw_bitset_test(d.nodes, 0));
+	}
+	{
+		struct fw_plan_job two = sh_job(9, 50, 2, 0, 0, 10 * MIN);
+		struct fw_plan_job big = sh_job(10, 40, 1, 8, 1000, 10 * MIN);
+
+		two.req_nodes = n2;
+		ck_assert_int_eq(decide(&w, &two, &d), FW_PLAN_START_NOW);
+		ck_assert(fw_bitset_test(d.nodes, 0) &&
+			  fw_bitset_test(d.nodes, 1));
+		big.req_nodes = n2;
+		ck_assert_int_eq(decide(&w, &big, &d), FW_PLAN_RESERVED);
+		ck_assert_int_eq(d.start, NOW + 10 * MIN);
+		ck_assert(fw_bitset_test(d.nodes, 1));
+	}
+	fw_bitset_free(n2);
+	world_free(&w);
+}
+END_TEST
+
+/*
+ * An advanced reservation of n1 for the next hour, a running job of 4 CPUs
+ * on n1 until +20 min.  The reservation's jobs share n1: four 1-CPU jobs
+ * start now beside the running job; a 6-CPU job of the reservation waits
+ * for it (+20 min).  A job outside the reservation never gets n1 while the
+ * reservation lasts: a 1-CPU job goes to n2, a 2-node job waits for the
+ * reservation's end (+60 min).
+ */
+START_TEST(reservation_jobs_share_its_nodes)
+{
+	struct sh_node nd[2] = { node8, node8 };
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_bitset *n1;
+	struct fw_err e;
+	int32_t r;
+
+	world_new(&w, nd, 2, false);
+	n1 = tp_set(w.cl, "0");
+	run_use(&w, 0, 4, 1000, NOW + 20 * MIN);
+	r = fw_plan_add_resv(w.p, "course", n1, NOW - MIN, NOW + H, &e);
+	ck_assert_int_ge(r, 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		struct fw_plan_job j = sh_job(i + 1, 100 - i, 1, 1, 1000,
+					      10 * MIN);
+
+		j.resv = r;
+		ck_assert_int_eq(decide(&w, &j, &d), FW_PLAN_START_NOW);
+		ck_assert(d.shared);
+		ck_assert(fw_bitset_test(d.nodes, 0));
+	}
+	{
+		struct fw_plan_job six = sh_job(5, 90, 1, 6, 1000, 10 * MIN);
+		struct fw_plan_job out = sh_job(6, 80, 1, 1, 1000, 10 * MIN);
+		struct fw_plan_job two = sh_job(7, 70, 2, 1, 1000, 10 * MIN);
+
+		six.resv = r;
+		ck_assert_int_eq(decide(&w, &six, &d), FW_PLAN_RESERVED);
+		ck_assert_int_eq(d.start, NOW + 20 * MIN);
+		ck_assert_int_eq(decide(&w, &out, &d), FW_PLAN_START_NOW);
+		ck_assert(fw_bitset_test(d.nodes, 1) &&
+			  !fw_bitset_test(d.nodes, 0));
+		ck_assert_int_eq(decide(&w, &two, &d), FW_PLAN_RESERVED);
+		ck_assert_int_eq(d.start, NOW + H);
+	}
+	fw_bitset_free(n1);
+	world_free(&w);
+}
+END_TEST
+
 /* Slurm oversubscribed a node (more than its CPUs in use): the plan
  * clamps, the node is full until the jobs end, nothing fails. */
 START_TEST(oversubscribed_running_jobs_clamp)
@@ -315,8 +406,8 @@ START_TEST(oversubscribed_running_jobs_clamp)
 	run_use(&w, 0, 6, 1000, NOW + 10 * MIN);
 	run_use(&w, 0, 6, 1000, NOW + 20 * MIN);
 	ck_assert_int_eq(decide(&w, &j, &d), FW_PLAN_RESERVED);
-	/* The first job's 6 CPUs end at +10; the second really holds 6 but
-	 * was booked for 2: at +10 min 6 are free in the plan. */
+	/* Until +10 the node is full; from +10 the second job's 6 CPUs
+	 * (booked where there is room) leave 2: the job starts at +10. */
 	ck_assert_int_eq(d.start, NOW + 10 * MIN);
 	world_free(&w);
 }
@@ -482,10 +573,11 @@ static void dense_check(const struct dense *D, uint64_t seed)
 						     (long long)D->cap[i][k]);
 }
 
-/* Earliest slot (or -1) with n nodes that fit; brute force. */
+/* Earliest slot (or -1) with n nodes that fit, the required one (req,
+ * -1: none) among them; brute force. */
 static int32_t dense_earliest(const struct dense *D, uint32_t n,
 			      int32_t len0, int32_t len, const int64_t *a,
-			      bool whole)
+			      bool whole, int32_t req)
 {
 	for (int32_t c = 0; c < PSLOTS; c++) {
 		int32_t L = c == 0 ? len0 : len;
@@ -494,6 +586,8 @@ static int32_t dense_earliest(const struct dense *D, uint32_t n,
 
 		if (b > PSLOTS)
 			b = PSLOTS + 1;
+		if (req >= 0 && !dense_fits(D, (uint32_t)req, c, b, a, whole))
+			continue;
 		for (uint32_t i = 0; i < D->n; i++)
 			cnt += dense_fits(D, i, c, b, a, whole);
 		if (cnt >= n)
@@ -505,6 +599,7 @@ static int32_t dense_earliest(const struct dense *D, uint32_t n,
 struct pscen {
 	struct sh_node nd[PMAXN];
 	uint32_t n;
+	struct fw_bitset *req[PMAXJ];	/* required node of job k, or NULL */
 	struct fw_node_use run[PMAXN * 2];
 	struct fw_gres_count rg[PMAXN * 2];
 	int32_t run_end[PMAXN * 2];	/* slots */
@@ -572,6 +667,11 @@ static void pscen_build(struct pscen *S, uint64_t seed)
 			continue;
 		}
 		j->exclusive = rnd(&r, 8) == 0;
+		if (rnd(&r, 6) == 0) {
+			S->req[k] = fw_bitset_new(S->n);
+			fw_bitset_set(S->req[k], rnd(&r, S->n));
+			j->req_nodes = S->req[k];
+		}
 		if (rnd(&r, 5) == 0) {
 			j->gpus_per_node = 1;
 			if (rnd(&r, 2)) {
@@ -645,19 +745,15 @@ static void check_pass(const struct pscen *S, const struct fw_plan_result *res,
 		int64_t ua[RK] = { u->cpus, (int64_t)u->mem_mb, u->gpus,
 				   u->ngres ? 1 : 0, 0 };
 
-		/* Clamped as the plan books it. */
-		for (int m = 0; m < RK; m++) {
-			int64_t fr = D->cap[u->node][m];
-
-			for (int32_t t = 0; t < S->run_end[k]; t++)
-				if (D->cap[u->node][m] - D->used[u->node][t][m] <
-				    fr)
-					fr = D->cap[u->node][m] -
+		/* Clamped as the plan books it: at every slot at most what
+		 * is free there. */
+		for (int32_t t = 0; t < S->run_end[k]; t++)
+			for (int m = 0; m < RK; m++) {
+				int64_t fr = D->cap[u->node][m] -
 					     D->used[u->node][t][m];
-			if (ua[m] > fr)
-				ua[m] = fr;
-		}
-		dense_book(D, u->node, 0, S->run_end[k], ua, false);
+
+				D->used[u->node][t][m] += ua[m] < fr ? ua[m] : fr;
+			}
 	}
 	for (uint32_t k = 0; k < S->njobs; k++) {
 		const struct fw_plan_job *j = &S->jobs[k];
@@ -669,7 +765,9 @@ static void check_pass(const struct pscen *S, const struct fw_plan_result *res,
 
 		job_amounts(j, a);
 		want = dense_earliest(D, j->nodes_min, L, L, a,
-				      whole && j->exclusive);
+				      whole && j->exclusive,
+				      j->req_nodes ? (int32_t)fw_bitset_first_set(
+					      j->req_nodes) : -1);
 		if (r->kind == FW_PLAN_START_NOW || r->kind == FW_PLAN_RESERVED ||
 		    r->kind == FW_PLAN_ESTIMATED) {
 			c = (int32_t)((r->start - NOW) / MIN);
@@ -741,6 +839,8 @@ START_TEST(property_no_oversubscription)
 	fw_plan_results_free(res2, nq);
 	fw_plan_conf_free(conf);
 	fw_cluster_free(cl);
+	for (uint32_t k = 0; k < S->njobs; k++)
+		fw_bitset_free(S->req[k]);
 	free(S);
 }
 END_TEST
@@ -757,6 +857,8 @@ Suite *plan_share_suite(void)
 	tcase_add_test(t, typed_gpus);
 	tcase_add_test(t, exclusive_and_whole_node_partition);
 	tcase_add_test(t, oversubscribed_running_jobs_clamp);
+	tcase_add_test(t, required_nodes_share);
+	tcase_add_test(t, reservation_jobs_share_its_nodes);
 	tcase_add_test(t, started_use_books_the_real_allocation);
 	tcase_add_test(t, partial_reservation_hold);
 	tcase_add_test(t, main_pass_reasons);

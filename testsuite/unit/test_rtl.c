@@ -307,6 +307,43 @@ START_TEST(candidates_limits_and_blocks)
 }
 END_TEST
 
+/*
+ * take_upto: 4 of 8 CPUs taken over [0, 10); then "up to 6" over [5, 20)
+ * takes 4 in [5, 10) (all that is left) and 6 in [10, 20): free 4 in
+ * [0, 5), 0 in [5, 10), 2 in [10, 20), 8 after.  A second "up to 8" over
+ * [5, 10) changes nothing (the point count shows it stays coalesced).
+ */
+START_TEST(take_upto_takes_what_is_free)
+{
+	struct fw_rtl *r = cluster(1, 100, 8, 16000);
+	int64_t four[NRES], six[NRES], eight[NRES], out[NRES];
+
+	amounts(four, 4, 0, 0, 0);
+	amounts(six, 6, 0, 0, 0);
+	amounts(eight, 8, 0, 0, 0);
+	ck_assert_int_eq(fw_rtl_take(r, 0, 0, 10, four), 0);
+	ck_assert_int_eq(fw_rtl_take_upto(r, 0, 5, 20, six), 0);
+	fw_rtl_free_min(r, 0, 0, 5, out);
+	ck_assert_int_eq(out[CPU], 4);
+	fw_rtl_free_min(r, 0, 5, 10, out);
+	ck_assert_int_eq(out[CPU], 0);
+	fw_rtl_free_min(r, 0, 10, 20, out);
+	ck_assert_int_eq(out[CPU], 2);
+	fw_rtl_free_min(r, 0, 20, 30, out);
+	ck_assert_int_eq(out[CPU], 8);
+	ck_assert_uint_eq(fw_rtl_npoints(r, 0), 4);
+	ck_assert_int_eq(fw_rtl_take_upto(r, 0, 5, 10, eight), 0);
+	ck_assert_uint_eq(fw_rtl_npoints(r, 0), 4);
+	/* Up to 8 over [0, 30): the node is empty until 30, points 0, 30. */
+	ck_assert_int_eq(fw_rtl_take_upto(r, 0, 0, 30, eight), 0);
+	fw_rtl_free_min(r, 0, 0, 30, out);
+	ck_assert_int_eq(out[CPU], 0);
+	ck_assert_uint_eq(fw_rtl_npoints(r, 0), 2);
+	ck_assert_int_eq(fw_rtl_take_upto(r, 1, 0, 30, eight), -1);
+	fw_rtl_free(r);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
 	int64_t req[NRES] = { 1 };
@@ -631,6 +668,7 @@ static Suite *rtl_suite(void)
 	tcase_add_test(tc, give_back_and_capacity);
 	tcase_add_test(tc, window_end_is_forever);
 	tcase_add_test(tc, take_nodes_all_or_nothing);
+	tcase_add_test(tc, take_upto_takes_what_is_free);
 	tcase_add_test(tc, candidates_limits_and_blocks);
 	tcase_add_test(tc, bad_arguments);
 	suite_add_tcase(s, tc);

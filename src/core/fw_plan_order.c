@@ -1,0 +1,143 @@
+/*
+ * fw_plan_order.c - names of kinds and reasons, and Slurm's queue order.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "fw_plan_int.h"
+
+/* ------------------------------------------------------------------ */
+/* Names                                                               */
+/* ------------------------------------------------------------------ */
+
+const char *fw_plan_reason_str(enum fw_plan_reason r)
+{
+	switch (r) {
+	case FW_REASON_NONE: return "None";
+	case FW_REASON_NODES: return "Resources";
+	case FW_REASON_GPUS: return "Resources:GPU";
+	case FW_REASON_NODES_DOWN: return "NodesDown";
+	case FW_REASON_LICENSE: return "Licenses";
+	case FW_REASON_RESERVED: return "ReservedForHigherPriority";
+	case FW_REASON_ADV_RESV: return "Reservation";
+	case FW_REASON_RESV_TIME: return "ReservationNotActive";
+	case FW_REASON_PRIORITY: return "Priority";
+	case FW_REASON_TOPOLOGY: return "Topology";
+	case FW_REASON_PART_LIMIT: return "PartitionLimit";
+	case FW_REASON_NEVER_FITS: return "PartitionTooSmall";
+	case FW_REASON_BF_MAX_USER: return "BackfillMaxJobUser";
+	case FW_REASON_BF_MAX_PART: return "BackfillMaxJobPart";
+	case FW_REASON_BF_MAX_USER_PART: return "BackfillMaxJobUserPart";
+	case FW_REASON_BF_MAX_ASSOC: return "BackfillMaxJobAssoc";
+	case FW_REASON_BF_MAX_START: return "BackfillMaxJobStart";
+	case FW_REASON_BF_MAX_TEST: return "BackfillMaxJobTest";
+	case FW_REASON_START_FAILED: return "StartFailed";
+	case FW_REASON_JOB_LIMIT: return "JobLimit";
+	}
+	return "?";
+}
+
+const char *fw_plan_kind_str(enum fw_plan_kind k)
+{
+	switch (k) {
+	case FW_PLAN_START_NOW: return "start-now";
+	case FW_PLAN_RESERVED: return "reserved";
+	case FW_PLAN_ESTIMATED: return "estimated";
+	case FW_PLAN_NOT_IN_WINDOW: return "not-in-window";
+	case FW_PLAN_NOT_RUNNABLE: return "not-runnable";
+	case FW_PLAN_WAITING: return "waiting";
+	case FW_PLAN_SKIPPED: return "skipped";
+	}
+	return "?";
+}
+
+/* ------------------------------------------------------------------ */
+/* Queue order                                                         */
+/* ------------------------------------------------------------------ */
+
+void fw_plan_job_init(struct fw_plan_job *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->resv = -1;
+}
+
+void job_key(const struct fw_cluster *cl, const struct fw_plan_job *j,
+	     struct order_key *k)
+{
+	k->valid = true;
+	k->has_resv = j->resv >= 0;
+	k->tier = (j->part >= 0 && (uint32_t)j->part < cl->nparts) ?
+		  cl->parts[j->part].priority_tier : 0;
+	k->prio = j->priority;
+	k->submit = j->submit;
+	k->id = j->id;
+}
+
+int key_cmp(const struct order_key *a, const struct order_key *b)
+{
+	if (a->has_resv != b->has_resv)
+		return a->has_resv ? -1 : 1;
+	if (a->tier != b->tier)
+		return a->tier > b->tier ? -1 : 1;
+	if (a->prio != b->prio)
+		return a->prio > b->prio ? -1 : 1;
+	if (a->submit != b->submit)
+		return a->submit < b->submit ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return 0;
+}
+
+int fw_plan_job_cmp(const struct fw_cluster *cl, const struct fw_plan_job *a,
+		    const struct fw_plan_job *b)
+{
+	struct order_key ka, kb;
+
+	job_key(cl, a, &ka);
+	job_key(cl, b, &kb);
+	return key_cmp(&ka, &kb);
+}
+
+struct sort_item {
+	struct order_key k;
+	size_t idx;
+};
+
+static int sort_item_cmp(const void *a, const void *b)
+{
+	const struct sort_item *x = a, *y = b;
+	int c = key_cmp(&x->k, &y->k);
+
+	if (c)
+		return c;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+void fw_plan_sort_index(const struct fw_cluster *cl,
+			const struct fw_plan_job *jobs, size_t n,
+			size_t *order)
+{
+	struct sort_item *it = fw_xmalloc((n ? n : 1) * sizeof(*it));
+
+	for (size_t i = 0; i < n; i++) {
+		job_key(cl, &jobs[i], &it[i].k);
+		it[i].idx = i;
+	}
+	qsort(it, n, sizeof(*it), sort_item_cmp);
+	for (size_t i = 0; i < n; i++)
+		order[i] = it[i].idx;
+	free(it);
+}
+
+void fw_plan_sort(const struct fw_cluster *cl, struct fw_plan_job *jobs,
+		  size_t n)
+{
+	size_t *order = fw_xmalloc((n ? n : 1) * sizeof(*order));
+	struct fw_plan_job *copy = fw_xmalloc((n ? n : 1) * sizeof(*copy));
+
+	fw_plan_sort_index(cl, jobs, n, order);
+	for (size_t i = 0; i < n; i++)
+		copy[i] = jobs[order[i]];
+	memcpy(jobs, copy, n * sizeof(*jobs));
+	free(copy);
+	free(order);
+}
+
