@@ -61,7 +61,7 @@ while [ $# -gt 0 ]; do
     --cpus) cpus=$2; shift 2;;
     --mem) mem=$2; shift 2;;
     --plugins) plugins=$2; shift 2;;
-    -h|--help) sed -n '2,41p' "$0"; exit 0;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0;;
     *) echo "measure.sh: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -292,7 +292,8 @@ run_one() {
   backfilled=$(val "$rdir/vals" backfilled)
   # Starts sched/fairway decided that select_nodes() refused (sf_pass.c)
   local refused
-  refused=$(grep -c 'refused by select_nodes()' "$cdir/log/slurmctld.log" || true)
+  refused=-
+  [ "$s" != fairway ] || refused=$(grep -c 'refused by select_nodes()' "$cdir/log/slurmctld.log" || true)
   local row
   row="| $nodes | $jobs | $s | $(val "$rdir/vals" cycles) | $(sec3 "$(val "$rdir/vals" last)") / $(sec3 "$(val "$rdir/vals" mean)") / $(sec3 "$(val "$rdir/vals" max)") | $(val "$rdir/vals" depth) ($(val "$rdir/vals" depth_try)) | $started | $backfilled | $pset / $pwin / $pnone | $(pct "$rdir/latency.txt" 1) | $(pct "$rdir/latency.txt" 2) | $(pct "$rdir/latency.txt" 3) | $(util_summary "$rdir/utilisation.txt") | ${refused:-0} |"
   echo "$row" >> "$results"

@@ -107,5 +107,5 @@ case "$mode" in
       sbatch -Q --exclusive -N "$nodes" -t "$limit" -D "$dir" -o /dev/null \
         -J "q$nodes" --wrap "sleep $run" >/dev/null
     done;;
-  *) sed -n '2,30p' "$0" >&2; exit 2;;
+  *) sed -n '2,28p' "$0" >&2; exit 2;;
 esac
