@@ -21,12 +21,21 @@
 #     --seed S         queue seed (default 1)
 #     --max-nodes M    largest job (default 128)
 #     --perf           perf record -g slurmctld while cycles run (fairway only)
+#     --shared         shared-node mode: nodes of --cpus 64 and --mem 262144
+#                      MB, SelectTypeParameters=CR_Core_Memory, DefMemPerCPU
+#                      =4000, the queue of queue.sh --shared (sub-node jobs:
+#                      -n/-c/--mem, some multi-node; --max-nodes default 32)
+#     --cpus C, --mem MB  node size (shared mode; defaults above)
+#     --plugins DIR    directory of sched_fairway.so (default <top>/plugins)
 #
 # For each scheduler: start a front-end cluster (contrib/cluster-start.sh
 # --frontend), set the partition DOWN, submit the queue (queue.sh), set it
 # UP (time 0: every scheduler sees the same queue at once), then for
 # --duration seconds time squeue (whole queue) and sbatch (a held 1-node
-# job, never started) in turn, twice a second, and take sdiag.  The
+# job, never started) in turn, twice a second, take sdiag, and every 5 s
+# the allocated CPUs (sinfo %C: utilisation.txt).  After the run, the
+# slurmctld log is searched for starts sched/fairway decided and
+# select_nodes() refused ("start of ... refused by select_nodes()").  The
 # cluster is stopped by PID after each run and on any failure.
 # Prints and appends one table row per scheduler to OUT/results.md.
 set -euo pipefail
@@ -34,7 +43,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 nodes=2000; jobs=5000; duration=240; scheds="backfill-full backfill fairway"
-window=10080; port=23000; out=""; seed=1; use_perf=0; maxn=128
+window=10080; port=23000; out=""; seed=1; use_perf=0; maxn=""
+shared=0; cpus=64; mem=262144; plugins=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes=$2; shift 2;;
@@ -47,11 +57,17 @@ while [ $# -gt 0 ]; do
     --seed) seed=$2; shift 2;;
     --max-nodes) maxn=$2; shift 2;;
     --perf) use_perf=1; shift;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0;;
+    --shared) shared=1; shift;;
+    --cpus) cpus=$2; shift 2;;
+    --mem) mem=$2; shift 2;;
+    --plugins) plugins=$2; shift 2;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0;;
     *) echo "measure.sh: unknown option $1" >&2; exit 2;;
   esac
 done
-[ -n "$out" ] || out=/tmp/perf-rig/${nodes}x$jobs
+[ -n "$maxn" ] || { [ "$shared" = 1 ] && maxn=32 || maxn=128; }
+[ -n "$plugins" ] || plugins="$top/plugins"
+[ -n "$out" ] || out=/tmp/perf-rig/${nodes}x$jobs$([ "$shared" = 1 ] && echo -shared)
 mkdir -p "$out"
 log() { echo "[$(date +%T)] measure: $*" >&2; }
 die() { echo "measure: ERROR: $*" >&2; exit 1; }
@@ -63,7 +79,7 @@ flock -n 9 || die "another measure.sh is using $out"
 
 fe=$(bash "$here/build-frontend.sh" | tail -n1)
 [ -d "$fe" ] || die "front-end build missing"
-[ -f "$top/plugins/sched_fairway.so" ] || die "build the plugins first (make)"
+[ -f "$plugins/sched_fairway.so" ] || die "build the plugins first (make)"
 # The queue goes in through one process (contrib/perf/submit.c), linked
 # against libslurm: the front-end build's copy is found via LD_LIBRARY_PATH.
 submitter="$out/submit"
@@ -76,9 +92,10 @@ stop_cluster() {
   bash "$top/contrib/cluster-stop.sh" --dir "$cdir" >/dev/null 2>&1 || true
   cdir=""
 }
-sampler_pid=""; perf_pid=""; watch_pid=""
+sampler_pid=""; perf_pid=""; watch_pid=""; util_pid=""
 cleanup() {
   [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
+  [ -n "$util_pid" ] && kill "$util_pid" 2>/dev/null
   [ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null
   [ -n "$perf_pid" ] && kill -INT "$perf_pid" 2>/dev/null && wait "$perf_pid" 2>/dev/null
   stop_cluster
@@ -93,6 +110,10 @@ sched_conf() {
   echo "MaxJobCount=$maxjobs"
   echo "MinJobAge=600"
   echo "SlurmctldTimeout=300"
+  if [ "$shared" = 1 ]; then
+    echo "SelectTypeParameters=CR_Core_Memory"
+    echo "DefMemPerCPU=4000"
+  fi
   case "$1" in
     backfill-full)
       echo "SchedulerType=sched/backfill"
@@ -153,6 +174,24 @@ watch_cycles() {
   rm -f "$f.sdiag"
 }
 
+# Allocated CPUs every 5 s until $1: "s allocated total" (sinfo %C is
+# allocated/idle/other/total over the cluster).
+watch_util() {
+  local until=$1 t_up=$2 f=$3 v
+  echo "# s cpus_allocated cpus_total" > "$f"
+  while [ "$(date +%s)" -lt "$until" ]; do
+    v=$(sinfo -h -o %C 2>/dev/null | awk -F/ 'NR == 1 { print $1, $4 }')
+    [ -z "$v" ] || echo "$(( $(date +%s) - t_up )) $v" >> "$f"
+    sleep 5
+  done
+}
+
+# "mean % / % at the end" of utilisation.txt (allocated over total CPUs)
+util_summary() {
+  awk '!/^#/ && $3 > 0 { n++; sum += $2 / $3; last = $2 / $3 }
+    END { if (!n) print "-"; else printf "%.1f %% / %.1f %%", 100 * sum / n, 100 * last }' "$1"
+}
+
 # p50 and p99 (ms) of column $2 of file $1
 pct() {
   awk -v c="$2" '{print $c}' "$1" | sort -n | awk '
@@ -188,8 +227,8 @@ sec3() { awk -v u="${1:-0}" 'BEGIN { if (u == "" || u == "N/A") print "-"; else 
 results="$out/results.md"
 if [ ! -f "$results" ]; then
   {
-    echo "| nodes | jobs | scheduler | cycles | cycle last / mean / max | depth (try) | started | backfilled | pending: StartTime set / in window / none | squeue p50/p99 | sbatch p50/p99 | squeue -j p50/p99 |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| nodes | jobs | scheduler | cycles | cycle last / mean / max | depth (try) | started | backfilled | pending: StartTime set / in window / none | squeue p50/p99 | sbatch p50/p99 | squeue -j p50/p99 | CPUs allocated mean / end | starts refused |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   } > "$results"
 fi
 
@@ -208,7 +247,8 @@ run_one() {
   done
   log "$s: starting $nodes nodes (front-end) on port $port"
   bash "$top/contrib/cluster-start.sh" 9>&- --dir "$cdir" --name "perf$s" --port "$port" \
-    --nodes "$nodes" --plugins "$top/plugins" --frontend "$fe" --slurm-extra "$extra" \
+    --nodes "$nodes" --plugins "$plugins" --frontend "$fe" --slurm-extra "$extra" \
+    $([ "$shared" = 1 ] && echo "--cpus $cpus --mem $mem") \
     > "$rdir/cluster-start.log" 2>&1 || { tail -20 "$rdir/cluster-start.log" >&2; die "cluster did not start; see $cdir/log"; }
   # shellcheck disable=SC1091
   source "$cdir/env"
@@ -217,7 +257,7 @@ run_one() {
   log "$s: submitting $jobs jobs (seed $seed)"
   local t0; t0=$(date +%s)
   bash "$here/queue.sh" submit --jobs "$jobs" --seed "$seed" --max-nodes "$maxn" --dir /tmp \
-    --submitter "$submitter"
+    --submitter "$submitter" $([ "$shared" = 1 ] && echo --shared)
   log "$s: submitted in $(( $(date +%s) - t0 )) s; releasing the queue for $duration s"
   sdiag -r > /dev/null
   scontrol update PartitionName=batch State=UP
@@ -230,16 +270,19 @@ run_one() {
   watch_pid=$!
   sample_latency "$until" "$rdir/latency.txt" &
   sampler_pid=$!
+  watch_util "$until" "$t_up" "$rdir/utilisation.txt" &
+  util_pid=$!
   wait "$sampler_pid" || true
   wait "$watch_pid" || true
-  sampler_pid=""; watch_pid=""
+  wait "$util_pid" || true
+  sampler_pid=""; watch_pid=""; util_pid=""
   if [ -n "$perf_pid" ]; then kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid" 2>/dev/null || true; perf_pid=""; fi
   kill -0 "$ctld" 2>/dev/null || die "slurmctld died during the run; see $cdir/log/slurmctld.log"
   sdiag > "$rdir/sdiag.txt"
   sdiag_vals "$rdir/sdiag.txt" > "$rdir/vals"
   # Pending benchmark jobs (not the held latency probes): StartTime set,
   # inside the window, or none.
-  squeue -h -t PD -n "$(seq -f 'q%g' 1 128 | paste -sd,)" -o '%i %S' > "$rdir/pending.txt"
+  squeue -h -t PD -n "$(seq -f 'q%g' 1 "$((maxn > 128 ? maxn : 128))" | paste -sd,)" -o '%i %S' > "$rdir/pending.txt"
   local wend; wend=$(date -d "@$(( $(date +%s) + window * 60 ))" +%Y-%m-%dT%H:%M:%S)
   read -r pset pwin pnone < <(awk -v wend="$wend" '
     { if ($2 == "N/A") none++; else { set++; if ($2 <= wend) win++ } }
@@ -247,8 +290,12 @@ run_one() {
   local started backfilled
   started=$(val "$rdir/vals" started)
   backfilled=$(val "$rdir/vals" backfilled)
+  # Starts sched/fairway decided that select_nodes() refused (sf_pass.c)
+  local refused
+  refused=-
+  [ "$s" != fairway ] || refused=$(grep -c 'refused by select_nodes()' "$cdir/log/slurmctld.log" || true)
   local row
-  row="| $nodes | $jobs | $s | $(val "$rdir/vals" cycles) | $(sec3 "$(val "$rdir/vals" last)") / $(sec3 "$(val "$rdir/vals" mean)") / $(sec3 "$(val "$rdir/vals" max)") | $(val "$rdir/vals" depth) ($(val "$rdir/vals" depth_try)) | $started | $backfilled | $pset / $pwin / $pnone | $(pct "$rdir/latency.txt" 1) | $(pct "$rdir/latency.txt" 2) | $(pct "$rdir/latency.txt" 3) |"
+  row="| $nodes | $jobs | $s | $(val "$rdir/vals" cycles) | $(sec3 "$(val "$rdir/vals" last)") / $(sec3 "$(val "$rdir/vals" mean)") / $(sec3 "$(val "$rdir/vals" max)") | $(val "$rdir/vals" depth) ($(val "$rdir/vals" depth_try)) | $started | $backfilled | $pset / $pwin / $pnone | $(pct "$rdir/latency.txt" 1) | $(pct "$rdir/latency.txt" 2) | $(pct "$rdir/latency.txt" 3) | $(util_summary "$rdir/utilisation.txt") | ${refused:-0} |"
   echo "$row" >> "$results"
   echo "$row"
   cp "$cdir/log/slurmctld.log" "$rdir/slurmctld.log" 2>/dev/null || true

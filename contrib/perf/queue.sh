@@ -1,10 +1,11 @@
 #!/bin/bash
 # Deterministic benchmark queue for the scale rig (doc/performance.md).
 #
-#   contrib/perf/queue.sh list   --jobs N [--seed S] [--max-nodes M]
-#       prints "nodes limit_min run_s" per job (same seed -> same queue)
+#   contrib/perf/queue.sh list   --jobs N [--seed S] [--max-nodes M] [--shared]
+#       prints "nodes limit_min run_s" per job (same seed -> same queue);
+#       with --shared "nodes tasks cpus_per_task mem_mb limit_min run_s"
 #   contrib/perf/queue.sh submit --jobs N [--seed S] [--max-nodes M] [--dir D]
-#                               [--submitter BIN]
+#                               [--submitter BIN] [--shared]
 #       submits them with sbatch (SLURM_CONF and, for a front-end cluster,
 #       LD_LIBRARY_PATH from the cluster's env file), one after the other so
 #       job ids and priorities follow the list; with --submitter, through
@@ -14,10 +15,21 @@
 # Jobs: exclusive batch jobs, node counts log-uniform in 1..M (M=128: as
 # many 1-node as 64..128-node jobs per doubling), time limits uniform in
 # 10..120 min, run times 50-95 % of the limit (sleep).
+#
+# --shared (nodes of 64 CPUs and 256 GB, CR_Core_Memory, DefMemPerCPU):
+# jobs share nodes; none is --exclusive.  Per job, one of
+#   45 %  tasks:    -n T (T log-uniform in 1..64), 1 CPU each, default memory
+#   20 %  threads:  -n 1 -c C (C in 2, 4, 8, 16, 32), default memory
+#   15 %  memory:   -n T (1..4) --mem M (M uniform in 32..240 GB): memory, not
+#                   CPUs, limits how many share a node
+#   20 %  multi-node: -N K (log-uniform in 2..M, M = --max-nodes, default 32)
+#                   --ntasks-per-node P (P in 16, 32, 64), default memory
+# time limits uniform in 5..60 min, run times 30-95 % of the limit, so
+# jobs end (from 90 s on) and the schedulers have holes to fill.
 set -euo pipefail
 
 mode=${1:-}; shift || true
-jobs=5000; seed=1; maxn=128; dir=/tmp; submitter=""
+jobs=5000; seed=1; maxn=""; dir=/tmp; submitter=""; shared=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --jobs) jobs=$2; shift 2;;
@@ -25,13 +37,14 @@ while [ $# -gt 0 ]; do
     --max-nodes) maxn=$2; shift 2;;
     --dir) dir=$2; shift 2;;
     --submitter) submitter=$2; shift 2;;
+    --shared) shared=1; shift;;
     *) echo "queue.sh: unknown option $1" >&2; exit 2;;
   esac
 done
 
 # A 31-bit LCG (glibc's constants) in awk: portable and the same on every
 # machine, unlike awk's rand().
-list() {
+list_whole() {
   awk -v n="$jobs" -v seed="$seed" -v maxn="$maxn" '
     function rnd() { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648 }
     BEGIN {
@@ -44,6 +57,34 @@ list() {
       }
     }'
 }
+list_shared() {
+  awk -v n="$jobs" -v seed="$seed" -v maxn="$maxn" '
+    function rnd() { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648 }
+    BEGIN {
+      s = seed; lg = log(maxn / 2) / log(2)
+      for (i = 0; i < n; i++) {
+        k = rnd(); nodes = 1; cpt = 1; mem = 0
+        if (k < 0.45) {
+          tasks = int(2 ^ (rnd() * 6) + 0.5)
+        } else if (k < 0.65) {
+          tasks = 1; cpt = 2 ^ (1 + int(rnd() * 5))
+        } else if (k < 0.80) {
+          tasks = 1 + int(rnd() * 4); mem = 1024 * (32 + int(rnd() * 209))
+        } else {
+          nodes = int(2 ^ (1 + rnd() * lg) + 0.5)
+          tasks = nodes * 2 ^ (4 + int(rnd() * 3))
+        }
+        limit = 5 + int(rnd() * 56)
+        run = int(limit * 60 * (0.30 + 0.65 * rnd()))
+        print nodes, tasks, cpt, mem, limit, run
+      }
+    }'
+}
+list() {
+  if [ "$shared" = 1 ]; then list_shared; else list_whole; fi
+}
+
+[ -n "$maxn" ] || { [ "$shared" = 1 ] && maxn=32 || maxn=128; }
 
 case "$mode" in
   list) list;;
@@ -53,9 +94,18 @@ case "$mode" in
       list | "$submitter" "$dir" >/dev/null
       exit
     fi
+    if [ "$shared" = 1 ]; then
+      list | while read -r nodes tasks cpt mem limit run; do
+        sbatch -Q -N "$nodes" -n "$tasks" -c "$cpt" \
+          $( [ "$mem" = 0 ] || echo "--mem=$mem" ) \
+          $( [ "$nodes" = 1 ] || echo "--ntasks-per-node=$((tasks / nodes))" ) \
+          -t "$limit" -D "$dir" -o /dev/null -J "q$nodes" --wrap "sleep $run" >/dev/null
+      done
+      exit
+    fi
     list | while read -r nodes limit run; do
       sbatch -Q --exclusive -N "$nodes" -t "$limit" -D "$dir" -o /dev/null \
         -J "q$nodes" --wrap "sleep $run" >/dev/null
     done;;
-  *) sed -n '2,18p' "$0" >&2; exit 2;;
+  *) sed -n '2,28p' "$0" >&2; exit 2;;
 esac

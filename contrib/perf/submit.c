@@ -5,6 +5,12 @@
  * submits each as an exclusive batch job named q<nodes> running
  * "sleep run_s", in order, like
  *   sbatch --exclusive -N nodes -t limit -D /tmp -o /dev/null --wrap "sleep run_s"
+ * Lines of six numbers, "nodes tasks cpus_per_task mem_mb limit_min run_s"
+ * (queue.sh list --shared), are node-sharing jobs, like
+ *   sbatch -N nodes -n tasks -c cpus_per_task [--mem mem_mb]
+ *          [--ntasks-per-node tasks/nodes] -t limit ... --wrap "sleep run_s"
+ * (no --mem when mem_mb is 0: DefMemPerCPU applies; --ntasks-per-node only
+ * for more than one node).
  * 50,000 sbatch processes take about ten minutes on two cores; one process
  * calling slurm_submit_batch_job() needs a fraction of that.
  *
@@ -22,15 +28,26 @@ int main(int argc, char **argv)
 {
 	char *env[] = { "PATH=/usr/bin:/bin", NULL };
 	const char *dir = argc > 1 ? argv[1] : "/tmp";
-	unsigned nodes, limit, run, line = 0, failed = 0;
+	unsigned v[6], nodes, limit, run, line = 0, failed = 0;
+	char buf[256];
 
 	slurm_init(NULL);
-	while (scanf("%u %u %u", &nodes, &limit, &run) == 3) {
+	while (fgets(buf, sizeof(buf), stdin)) {
 		job_desc_msg_t d;
 		submit_response_msg_t *resp = NULL;
 		char script[64], name[16];
+		int n = sscanf(buf, "%u %u %u %u %u %u", &v[0], &v[1], &v[2],
+			       &v[3], &v[4], &v[5]);
 
 		line++;
+		if (n != 3 && n != 6) {
+			fprintf(stderr, "submit: line %u: expected 3 or 6 numbers\n",
+				line);
+			return 1;
+		}
+		nodes = v[0];
+		limit = v[n - 2];
+		run = v[n - 1];
 		slurm_init_job_desc_msg(&d);
 		snprintf(script, sizeof(script), "#!/bin/sh\nsleep %u\n", run);
 		snprintf(name, sizeof(name), "q%u", nodes);
@@ -38,7 +55,18 @@ int main(int argc, char **argv)
 		d.script = script;
 		d.min_nodes = d.max_nodes = nodes;
 		d.time_limit = limit;
-		d.shared = JOB_SHARED_NONE;	/* --exclusive */
+		if (n == 3) {
+			d.shared = JOB_SHARED_NONE;	/* --exclusive */
+		} else {
+			d.bitflags |= JOB_NTASKS_SET | JOB_CPUS_SET; /* -n, -c */
+			d.num_tasks = v[1];
+			d.cpus_per_task = v[2];
+			d.min_cpus = v[1] * v[2];
+			if (v[3])
+				d.pn_min_memory = v[3];	/* --mem, MB per node */
+			if (nodes > 1)
+				d.ntasks_per_node = v[1] / nodes;
+		}
 		d.user_id = getuid();
 		d.group_id = getgid();
 		d.work_dir = (char *)dir;

@@ -1583,10 +1583,16 @@ static bool decide_record(struct pass *p, struct qentry *e,
 				}
 				return true;
 			}
-			if (refused_for_limits(rc))
+			if (refused_for_limits(rc)) {
 				fw_plan_start_refused(p->plan, &d, &err);
-			else
+			} else {
+				/* the plan said it fits now: a refusal here
+				 * is a planner/slurmctld disagreement (the
+				 * scale rig counts these lines) */
+				info("%s: start of %pJ refused by select_nodes(): %s",
+				     PLUGIN, job, slurm_strerror(rc));
 				fw_plan_start_failed(p->plan, &d, &err);
+			}
 			if (!restricted)
 				fail_bad_constraints(job, rc, p->now);
 		}
