@@ -59,6 +59,8 @@ struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
 	s->amt = fw_xcalloc(s->K, sizeof(int64_t));
 	s->fmin = fw_xcalloc(s->K, sizeof(int64_t));
 	s->cand = fw_bitset_new(cl->nnodes);
+	s->inexact = fw_bitset_new(cl->nnodes);
+	s->chk = fw_xcalloc(s->K, sizeof(int64_t));
 	s->sel = fw_xmalloc((cl->nnodes ? cl->nnodes : 1) * sizeof(uint32_t));
 	s->head = fw_xmalloc((cl->nnodes ? cl->nnodes : 1) * sizeof(int32_t));
 	for (uint32_t i = 0; i < cl->nnodes; i++)
@@ -75,6 +77,8 @@ void fw_share_free(struct fw_share *s)
 	free(s->amt);
 	free(s->fmin);
 	fw_bitset_free(s->cand);
+	fw_bitset_free(s->inexact);
+	free(s->chk);
 	free(s->sel);
 	free(s->memo);
 	free(s->memo_req);
@@ -155,12 +159,26 @@ static void log_booking(struct fw_share *s, uint32_t node, int32_t a,
 	s->head[node] = (int32_t)s->nbook++;
 }
 
+/* Would a booking on the main timeline take less than it asks for (a
+ * whole one: anything of the node already taken during [a, b))? */
+static bool takes_less(struct fw_share *s, uint32_t node, int32_t a,
+		       int32_t b, const int64_t *amt, bool whole)
+{
+	if (!whole)
+		return !fw_rtl_fits(s->rtl, node, a, b, amt);
+	fw_rtl_capacity(s->rtl, node, s->chk);
+	return !fw_rtl_fits(s->rtl, node, a, b, s->chk);
+}
+
 /* A booking on the main timeline and on every view that has the node. */
 static void book(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
 		 const int64_t *amt, bool whole, struct fw_share_owner o)
 {
 	if (node >= s->cl->nnodes || b <= a)
 		return;
+	if (!fw_bitset_test(s->inexact, node) &&
+	    takes_less(s, node, a, b, amt, whole))
+		fw_bitset_set(s->inexact, node);
 	log_booking(s, node, a, b, amt, whole, o);
 	if (s->rtl)
 		book_on(s, s->rtl, node, a, b, amt, whole);
@@ -260,6 +278,32 @@ void fw_share_take_all_set(struct fw_share *s, const struct fw_bitset *nodes,
 			break;
 		fw_share_take_all(s, (uint32_t)i, a, b, o);
 	}
+}
+
+static void forget(struct fw_share *s)
+{
+	if (s->memo_cap)
+		memset(s->memo, 0, s->memo_cap * sizeof(*s->memo));
+	s->memo_n = 0;
+}
+
+void fw_share_release(struct fw_share *s, uint32_t node, int32_t a,
+		      int32_t b, const int64_t *amt, struct fw_share_owner o)
+{
+	if (node >= s->cl->nnodes || b <= a)
+		return;
+	(void)fw_rtl_give(s->rtl, node, a, b, amt);
+	for (uint32_t v = 0; v < s->nviews; v++)
+		if (fw_bitset_test(s->views[v].nodes, node))
+			(void)fw_rtl_give(s->views[v].rtl, node, a, b, amt);
+	for (int32_t k = s->head[node]; k >= 0; k = s->book[k].next) {
+		struct shr_book *bk = &s->book[k];
+
+		if (bk->o.kind == o.kind && bk->o.id == o.id && bk->a <= a &&
+		    bk->b > a)
+			bk->b = a;
+	}
+	forget(s);
 }
 
 static bool have_holder(const struct fw_share *s, uint32_t n,

@@ -57,6 +57,12 @@ struct fw_share {
 	struct shr_ent *memo;
 	uint32_t memo_cap, memo_n;
 	int64_t *memo_req;	/* memo_cap * K */
+	/* Nodes where a booking took less than it asked for (a node taken
+	 * whole while parts of it were booked, a clamped running job):
+	 * what a booking there holds is not known exactly, so preemption
+	 * does not count on giving it back (fw_plan_preempt.c). */
+	struct fw_bitset *inexact;
+	int64_t *chk;		/* scratch, K */
 };
 
 /* A share layer for cl (shared, finalised) over wslots slots, every node
@@ -91,6 +97,16 @@ void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
 /* The same for every node of a set. */
 void fw_share_take_all_set(struct fw_share *s, const struct fw_bitset *nodes,
 			   int32_t a, int32_t b, struct fw_share_owner o);
+/*
+ * Give back amt on node over [a, b) for the running job of owner o (a
+ * preempted job that is gone from a on): on the main timeline and every
+ * view that has the node, and its booking in the log ends at a.  amt and
+ * [a, b) must lie inside one exact booking of o (node not inexact); a
+ * timeline that cannot take it back is left as it is (never optimistic).
+ * The memo of earlier answers is dropped: the plan gained free space.
+ */
+void fw_share_release(struct fw_share *s, uint32_t node, int32_t a,
+		      int32_t b, const int64_t *amt, struct fw_share_owner o);
 /*
  * What holds part of nodes sel[0..n-1] during slot c - 1 (c > 0): the
  * bookings whose end lets a job start at c there.  Into s->hold, each
