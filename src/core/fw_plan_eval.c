@@ -590,9 +590,10 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 		   (p->depth == 0 || p->part_resv[q] < p->depth);
 	/* A job that needs every CPU of any node it can use holds whole
 	 * nodes anyway (every job holds a CPU): the whole-node search gives
-	 * the same answer, much faster. */
+	 * the same answer, much faster -- unless the plan has preemptable
+	 * jobs, whose release only the shared search sees. */
 	if (p->sh && fw_share_job(p->cl, j, q) && !(x.R && x.R->partial) &&
-	    j->cpus_per_node < x.ec->max_cpus)
+	    (j->cpus_per_node < x.ec->max_cpus || p->pre))
 		return evaluate_shared(p, j, cd, x.cmin, x.cmax, x.any0,
 				       pass == FW_PASS_BACKFILL && !x.custom &&
 				       !j->nlics && !j->req_nodes &&

@@ -125,9 +125,25 @@ void fw_share_use_amounts(const struct fw_share *s,
 }
 
 /* Book on one timeline: up to amt (whole: everything free). */
+/* Would a booking on the main timeline take less than it asks for (a
+ * whole one: anything of the node already taken during [a, b))? */
+static bool takes_less(struct fw_share *s, uint32_t node, int32_t a,
+		       int32_t b, const int64_t *amt, bool whole)
+{
+	if (!whole)
+		return !fw_rtl_fits(s->rtl, node, a, b, amt);
+	fw_rtl_capacity(s->rtl, node, s->chk);
+	return !fw_rtl_fits(s->rtl, node, a, b, s->chk);
+}
+
 static void book_on(struct fw_share *s, struct fw_rtl *r, uint32_t node,
 		    int32_t a, int32_t b, const int64_t *amt, bool whole)
 {
+	/* On the main timeline (also while it is replayed on first use):
+	 * a node whose bookings were clamped is inexact for preemption. */
+	if (r == s->rtl && !fw_bitset_test(s->inexact, node) &&
+	    takes_less(s, node, a, b, amt, whole))
+		fw_bitset_set(s->inexact, node);
 	if (whole) {
 		fw_rtl_capacity(r, node, s->fmin);
 		amt = s->fmin;
@@ -159,26 +175,12 @@ static void log_booking(struct fw_share *s, uint32_t node, int32_t a,
 	s->head[node] = (int32_t)s->nbook++;
 }
 
-/* Would a booking on the main timeline take less than it asks for (a
- * whole one: anything of the node already taken during [a, b))? */
-static bool takes_less(struct fw_share *s, uint32_t node, int32_t a,
-		       int32_t b, const int64_t *amt, bool whole)
-{
-	if (!whole)
-		return !fw_rtl_fits(s->rtl, node, a, b, amt);
-	fw_rtl_capacity(s->rtl, node, s->chk);
-	return !fw_rtl_fits(s->rtl, node, a, b, s->chk);
-}
-
 /* A booking on the main timeline and on every view that has the node. */
 static void book(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
 		 const int64_t *amt, bool whole, struct fw_share_owner o)
 {
 	if (node >= s->cl->nnodes || b <= a)
 		return;
-	if (!fw_bitset_test(s->inexact, node) &&
-	    takes_less(s, node, a, b, amt, whole))
-		fw_bitset_set(s->inexact, node);
 	log_booking(s, node, a, b, amt, whole, o);
 	if (s->rtl)
 		book_on(s, s->rtl, node, a, b, amt, whole);
@@ -210,10 +212,9 @@ void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
  * the view of a reservation for its own jobs, which see what the other
  * jobs leave them and share its nodes.
  */
-static struct fw_rtl *replay(struct fw_share *s, int32_t skip,
-			     const struct fw_bitset *nodes)
+static struct fw_rtl *replay(struct fw_share *s, struct fw_rtl *r,
+			     int32_t skip, const struct fw_bitset *nodes)
 {
-	struct fw_rtl *r = fw_rtl_new(s->cl->nnodes, s->K, s->wslots);
 	uint32_t *idx = NULL, n = 0, cap = 0;
 
 	for (uint32_t i = 0; i < s->cl->nnodes; i++) {
@@ -251,8 +252,10 @@ static struct fw_rtl *replay(struct fw_share *s, int32_t skip,
 void fw_share_use_view(struct fw_share *s, int32_t resv,
 		       const struct fw_bitset *nodes)
 {
-	if (!s->rtl)
-		s->rtl = replay(s, -1, NULL);
+	if (!s->rtl) {
+		s->rtl = fw_rtl_new(s->cl->nnodes, s->K, s->wslots);
+		replay(s, s->rtl, -1, NULL);
+	}
 	s->cur = s->rtl;
 	if (resv < 0)
 		return;
@@ -264,7 +267,8 @@ void fw_share_use_view(struct fw_share *s, int32_t resv,
 	s->views = fw_xrealloc(s->views, (s->nviews + 1) * sizeof(*s->views));
 	s->views[s->nviews].resv = resv;
 	s->views[s->nviews].nodes = fw_bitset_dup(nodes);
-	s->views[s->nviews].rtl = replay(s, resv, nodes);
+	s->views[s->nviews].rtl = replay(s, fw_rtl_new(s->cl->nnodes, s->K,
+						       s->wslots), resv, nodes);
 	s->cur = s->views[s->nviews++].rtl;
 }
 
@@ -292,7 +296,8 @@ void fw_share_release(struct fw_share *s, uint32_t node, int32_t a,
 {
 	if (node >= s->cl->nnodes || b <= a)
 		return;
-	(void)fw_rtl_give(s->rtl, node, a, b, amt);
+	if (s->rtl)
+		(void)fw_rtl_give(s->rtl, node, a, b, amt);
 	for (uint32_t v = 0; v < s->nviews; v++)
 		if (fw_bitset_test(s->views[v].nodes, node))
 			(void)fw_rtl_give(s->views[v].rtl, node, a, b, amt);

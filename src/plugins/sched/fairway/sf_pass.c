@@ -822,15 +822,28 @@ static uint32_t round_up(uint32_t v, uint32_t unit)
  * --hint=nomultithread), takes whole cores (sockets with CR_Socket); with
  * --threads-per-core=T a task of c CPUs takes ceil(c / T) whole cores.
  */
+/* The partition's allocation unit and whether its memory is consumable
+ * (shared_part_info), for a partition index of the planner's cluster. */
+static uint32_t part_cpu_unit(int32_t part)
+{
+	return part >= 0 && sf.part_cpu_unit && sf.part_cpu_unit[part] ?
+	       sf.part_cpu_unit[part] : 1;
+}
+
+static bool part_mem(int32_t part)
+{
+	return part >= 0 && sf.part_mem && sf.part_mem[part];
+}
+
 static void shared_request(job_record_t *job, int32_t part,
 			   struct fw_job_request *r, struct fw_plan_job *fj)
 {
-	uint32_t unit = sf.part_cpu_unit[part] ? sf.part_cpu_unit[part] : 1;
+	uint32_t unit = part_cpu_unit(part);
 	multi_core_data_t *mc = job->details ? job->details->mc_ptr : NULL;
 	uint32_t cpt = r->cpus_per_task ? r->cpus_per_task : 1;
 
 	fj->exclusive = fw_job_whole_node(job);
-	if (!sf.part_mem[part] || gres_mem_per_node(job, 1, 1))
+	if (!part_mem(part) || gres_mem_per_node(job, 1, 1))
 		r->mem_per_cpu_mb = r->mem_per_node_mb = 0;
 	else if (!r->mem_per_cpu_mb && !r->mem_per_node_mb)
 		fj->exclusive = true;
@@ -851,12 +864,12 @@ static void shared_size(job_record_t *job, int32_t part,
 			const struct fw_job_request *r, uint32_t tasks,
 			struct fw_plan_job *fj)
 {
-	uint32_t unit = sf.part_cpu_unit[part] ? sf.part_cpu_unit[part] : 1;
+	uint32_t unit = part_cpu_unit(part);
 
 	fj->cpus_per_node = round_up(fj->cpus_per_node, unit);
 	if (r->mem_per_cpu_mb)
 		fj->mem_per_node_mb = r->mem_per_cpu_mb * fj->cpus_per_node;
-	else if (sf.part_mem[part] && !r->mem_per_node_mb)
+	else if (part_mem(part) && !r->mem_per_node_mb)
 		fj->mem_per_node_mb = gres_mem_per_node(job, fj->nodes_min,
 							tasks);
 }
