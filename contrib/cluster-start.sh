@@ -9,11 +9,18 @@
 #     --nodes N          number of nodes n1..nN (default 4)
 #     --cpus C           CPUs per node (default 2)
 #     --mem MB           RealMemory per node (default 1000)
+#     --select-params P  SelectTypeParameters (default CR_CPU), e.g.
+#                        CR_Core_Memory; SelectType stays select/cons_tres
+#     --threads T        T threads per core: nodes get Sockets=1
+#                        CoresPerSocket=C/T ThreadsPerCore=T (default: only
+#                        CPUs=C, one thread per core)
 #     --port P           SlurmctldPort; slurmd ports are P+1..P+N (default 17000)
 #     --plugins DIR      directory holding priority_fairway.so and
 #                        sched_fairway.so (default: <top>/plugins)
 #     --slurm-extra FILE lines appended to slurm.conf (override defaults)
 #     --fairway-conf F   fairway.conf to install beside slurm.conf
+#     --topology F       topology.conf to install beside slurm.conf, with
+#                        TopologyPlugin=topology/tree
 #     --gres A-B:NAME[:TYPE]:N
 #                        nodes nA..nB get N generic resources NAME (of TYPE);
 #                        repeatable.  GresTypes and gres.conf are written;
@@ -41,7 +48,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=fw; nodes=4; cpus=2; mem=1000; port=17000
 plugins="$top/plugins"; extra=""; fwconf=""; dbd=0; fairway=1; dir=""; gres=""
-dbdport=""; frontend=""; more_params=""
+dbdport=""; frontend=""; more_params=""; select_params=CR_CPU; threads=
+topo=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,17 +58,20 @@ while [ $# -gt 0 ]; do
     --nodes) nodes=$2; shift 2;;
     --cpus) cpus=$2; shift 2;;
     --mem) mem=$2; shift 2;;
+    --select-params) select_params=$2; shift 2;;
+    --threads) threads=$2; shift 2;;
     --port) port=$2; shift 2;;
     --plugins) plugins=$2; shift 2;;
     --slurm-extra) extra=$2; shift 2;;
     --fairway-conf) fwconf=$2; shift 2;;
+    --topology) topo=$2; shift 2;;
     --gres) gres="$gres${gres:+ }$2"; shift 2;;
     --dbd) dbd=1; shift;;
     --dbd-port) dbdport=$2; shift 2;;
     --no-fairway) fairway=0; shift;;
     --sched-params) more_params=$2; shift 2;;
     --frontend) frontend=$2; shift 2;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0;;
+    -h|--help) sed -n '2,42p' "$0"; exit 0;;
     *) echo "cluster-start: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -139,9 +150,15 @@ AccountingStorageEnforce=associations,limits,qos"
 fi
 # NodeName lines: one range, or one line per node when --gres gives nodes
 # generic resources.
+cores=""
+if [ -n "$threads" ]; then
+  [ "$threads" -ge 1 ] && [ $((cpus % threads)) = 0 ] \
+    || die "--threads $threads does not divide --cpus $cpus"
+  cores=" Sockets=1 CoresPerSocket=$((cpus / threads)) ThreadsPerCore=$threads"
+fi
 node_range() { # first last [extra]
   [ "$1" -le "$2" ] || return 0
-  echo "NodeName=n[$1-$2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + $1))-$((port + $2)) CPUs=$cpus RealMemory=$mem${3:+ $3} State=UNKNOWN"
+  echo "NodeName=n[$1-$2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + $1))-$((port + $2)) CPUs=$cpus$cores RealMemory=$mem${3:+ $3} State=UNKNOWN"
 }
 gres_lines=""
 if [ -n "$gres" ]; then
@@ -205,7 +222,7 @@ SlurmdParameters=config_overrides
 ReturnToService=2
 MailProg=/bin/true
 SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
+SelectTypeParameters=$select_params
 MpiDefault=none
 PluginDir=$plugindir
 PriorityType=$prio_type
@@ -217,6 +234,7 @@ PriorityMaxAge=1-0
 PriorityCalcPeriod=1
 $acct_lines
 $gres_lines
+${topo:+TopologyPlugin=topology/tree}
 JobCompType=jobcomp/none
 InactiveLimit=0
 KillWait=5
@@ -236,6 +254,11 @@ if [ -n "$extra" ]; then
 fi
 # Readable by all, like slurm.conf: the fairway command reads FairwayPort.
 if [ -n "$fwconf" ]; then install -m 644 "$fwconf" "$dir/etc/fairway.conf"; fi
+if [ -n "$topo" ]; then
+  install -m 644 "$topo" "$dir/etc/topology.conf"
+else
+  rm -f "$dir/etc/topology.conf"
+fi
 # From 24.05 slurmd initialises its cgroup plugin even with
 # proctrack/linuxproc and task/none, and fails without a usable cgroup
 # hierarchy (a Debian 13 root); "disabled" exists from 24.05 on.

@@ -20,16 +20,23 @@ die() { echo "dbd-start: ERROR: $*" >&2; exit 1; }
 myport=$((port + 1))
 db="$dir/mysql"
 sock="$dir/run/mysqld.sock"
+# A temporary directory of its own: at start-up MariaDB deletes every "#sql*"
+# file in its tmpdir, so with the default /tmp one cluster starting up
+# deletes the temporary tables of another MariaDB that is running or being
+# set up at the same time ("Could not remove temporary table",
+# mariadb-install-db failing with "Unknown table 'mysql.tmp_user_sys'").
+tmp="$dir/run/mariadb-tmp"
+mkdir -p "$tmp"
 export SLURM_CONF="$dir/etc/slurm.conf"
 
 # ---- MariaDB ---------------------------------------------------------------
 if [ ! -d "$db/mysql" ]; then
   mkdir -p "$db"
   mariadb-install-db --no-defaults --datadir="$db" --user=root \
-    --auth-root-authentication-method=socket --skip-test-db \
+    --auth-root-authentication-method=socket --skip-test-db --tmpdir="$tmp" \
     > "$dir/log/mariadb-install.log" 2>&1 || die "mariadb-install-db failed; see $dir/log/mariadb-install.log"
 fi
-setsid mariadbd --no-defaults --datadir="$db" --socket="$sock" --port="$myport" \
+setsid mariadbd --no-defaults --datadir="$db" --tmpdir="$tmp" --socket="$sock" --port="$myport" \
   --bind-address=127.0.0.1 --user=root --pid-file="$dir/run/mariadb.pid" \
   --log-error="$dir/log/mariadb.log" --skip-name-resolve \
   --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \

@@ -24,6 +24,8 @@ PKGS=slurmctld,slurmd,slurm-client,slurmdbd,libslurm-dev,munge,libmunge-dev
 PKGS+=,mariadb-server,mariadb-client
 PKGS+=,gcc,make,autoconf,automake,libtool,pkg-config,check,dpkg-dev,patch,xz-utils
 PKGS+=,python3,iproute2,util-linux,procps,valgrind,gdb,ca-certificates
+# Slurm's own pytest suite (testsuite/slurm-pytest, run by contrib/trixie-test.sh)
+PKGS+=,python3-pytest,python3-pexpect,python3-requests
 
 # machine_uri SUITE, mount_binds ROOT
 source "$(dirname "$0")/debian-root-lib.sh"
@@ -93,8 +95,11 @@ cp -f /etc/hosts "$ROOT/etc/hosts"
 # Package scripts and daemons inside must not look for a running init.
 printf '#!/bin/sh\nexit 101\n' > "$ROOT/usr/sbin/policy-rc.d"; chmod +x "$ROOT/usr/sbin/policy-rc.d"
 # A cached root made by an older version of this script: add what is new.
+# (dpkg-query names a package it has never seen only in "dpkg-query: no
+# packages found matching NAME")
 missing=$(chroot "$ROOT" dpkg-query -W -f='${Package} ${Status}\n' ${PKGS//,/ } 2>&1 |
-  awk '!/install ok installed/ { print $1 }' | sed 's/^dpkg-query://' | tr '\n' ' ')
+  awk '/^dpkg-query: no packages found matching/ { print $NF; next }
+       !/install ok installed/ { print $1 }' | tr '\n' ' ' || true)
 if [ -n "${missing// /}" ]; then
   echo "trixie-root: installing $missing"
   chroot "$ROOT" /bin/bash -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${PKGS//,/ }"

@@ -6,7 +6,11 @@
 # to a 24.11 slurmctld.
 #
 #   contrib/trixie-test.sh [live-test-name ...]     (default: every live test)
-# Environment: FW_PORT_OFFSET (as testsuite/live/run.sh), FW_LOGDIR.
+# Environment: FW_PORT_OFFSET (as testsuite/live/run.sh), FW_LOGDIR;
+# FW_SKIP_DEB=1 leaves out the Debian package, FW_SKIP_SLURM_PYTEST=1 Slurm's
+# own pytest suite (the last step: testsuite/slurm-pytest/run.sh on 24.11's
+# suite, Fairway's plugins against Slurm's; fails on a difference that
+# testsuite/slurm-pytest/differences.txt does not list).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/contrib/build.sh"
@@ -60,5 +64,18 @@ if [ "${FW_SKIP_DEB:-0}" != 1 ]; then
   step "Debian package: install, PluginDir cluster, job, purge (Debian 13)" \
     "$LOGDIR/deb-test-24.11.log" bash "$top/contrib/deb-test.sh" trixie "$deb" ${FW_DEB_OTHER:-}
   sed -n 's/^  ok: a package for/    a package for/p' "$LOGDIR/deb-test-24.11.log"
+fi
+
+# Slurm 24.11's own pytest suite (testsuite/python of the root's configured
+# tree), the same selection as on 22.05 (testsuite/slurm-pytest/*.txt, with
+# the [24.11+] entries), against both plugin sets on the same cluster shape.
+# Table: doc/slurm-testsuite.md.
+if [ "${FW_SKIP_SLURM_PYTEST:-0}" != 1 ]; then
+  pytest_dir=/tmp/fairway-slurm-pytest-24.11-$id
+  step "Slurm 24.11 pytest suite, both plugins" "$LOGDIR/slurm-pytest-24.11.log" \
+    chroot "$ROOT" env FW_PORT_OFFSET="${FW_PORT_OFFSET:-0}" FW_SLURM_SOURCE=/build/slurm \
+      FW_PYTEST_DIR="$pytest_dir" bash $src/testsuite/slurm-pytest/run.sh
+  grep -E "^(Slurm's|Fairway's) plugins:" "$LOGDIR/slurm-pytest-24.11.log" | sed 's/^/    /'
+  echo "    (logs in $ROOT$pytest_dir)"
 fi
 exit $rc

@@ -58,6 +58,9 @@ static int validate_job(const struct fw_plan *p, const struct fw_plan_job *j,
 				  "needs at least one node");
 	if (j->ngres && !j->gres)
 		return fw_err_set(err, NULL, 0, "JobId", id, "GRES missing");
+	if (j->npreempts && !j->preempts)
+		return fw_err_set(err, NULL, 0, "JobId", id,
+				  "preemption classes missing");
 	for (uint32_t g = 0; g < j->ngres; g++)
 		if (j->gres[g].idx >= p->cl->ngres)
 			return fw_err_set(err, NULL, 0, "JobId", id,
@@ -263,7 +266,8 @@ static void conclude_later(struct fw_plan *p, const struct fw_plan_job *j,
 	d->nnodes = p->nsel;
 	d->nodes = p->nodes;
 	d->across_islands = spans_islands(p);
-	if (cd->shared && cd->sel_valid)
+	/* Whole nodes on a shared cluster: the booking log knows too. */
+	if (p->sh && (!cd->shared || cd->sel_valid))
 		set_holders(p, cd, d);
 	book_sel(p, j, d->seq, cd->shared, cd->c, b);
 	add_rrec(p, j, d->seq, cd->c, b);
@@ -307,6 +311,7 @@ static int decide_backfill(struct fw_plan *p, const struct fw_plan_job *j,
 	const struct fw_plan_conf *c = p->conf;
 	enum fw_plan_reason r;
 	struct cand best;
+	bool preempted;
 
 	if (p->stop_start) {
 		d->reason = FW_REASON_BF_MAX_START;
@@ -323,7 +328,10 @@ static int decide_backfill(struct fw_plan *p, const struct fw_plan_job *j,
 	p->tested++;
 	p->stats.tested++;
 	evaluate_best(p, j, FW_PASS_BACKFILL, 0, &best);
+	preempted = preempt_try(p, j, FW_PASS_BACKFILL, &best);
 	conclude(p, j, FW_PASS_BACKFILL, &best, d);
+	if (preempted)
+		preempt_report(p, d);
 	return 0;
 }
 
@@ -390,6 +398,11 @@ static int decide_main(struct fw_plan *p, const struct fw_plan_job *j,
 	}
 	p->stats.tested++;
 	evaluate_best(p, j, FW_PASS_MAIN, 0, &best);
+	if (preempt_try(p, j, FW_PASS_MAIN, &best)) {
+		conclude(p, j, FW_PASS_MAIN, &best, d);
+		preempt_report(p, d);
+		return 0;
+	}
 	conclude(p, j, FW_PASS_MAIN, &best, d);
 	if (d->kind == FW_PLAN_WAITING)
 		main_block(p, j, d);

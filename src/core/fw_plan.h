@@ -91,6 +91,12 @@ struct fw_plan_conf {
 	bool resv_depth_set;
 	enum fw_topo_placement topo;
 	bool topo_set;
+	/* SchedulerParameters preemption tokens (Slurm's names; see
+	 * "Preemption" below and doc/design.md). */
+	bool preempt_youngest_first;	/* rank victims by start time only */
+	bool preempt_strict_order;	/* victims: the shortest prefix of the
+					   rank order, nobody spared */
+	uint32_t preempt_reorder_count;	/* 0: as strict order; default 1 */
 	/* Which SchedulerParameters bf_* tokens were given (duplicates). */
 	uint64_t seen;
 };
@@ -146,6 +152,12 @@ struct fw_plan_job {
 				   0 = bf_min_prio_reserve */
 	bool exclusive;		/* whole nodes even on a shared cluster
 				   (--exclusive) */
+	/* Preemption classes this job may preempt (fw_preempt_run.cls):
+	 * the QOS ids of its QOS's Preempt= list (preempt/qos), or the
+	 * partitions of lower PriorityTier (preempt/partition_prio).
+	 * NULL/0: it preempts nobody. */
+	const uint32_t *preempts;
+	uint32_t npreempts;
 };
 
 /* All fields zero/NULL except resv = -1 (no reservation). */
@@ -275,12 +287,18 @@ struct fw_plan_decision {
 	 */
 	const struct fw_bitset *allowed;
 	const struct fw_bitset *nodes;
-	/* A node-sharing job that waits (RESERVED/ESTIMATED): what still
-	 * holds part of its planned nodes just before its start, i.e. whose
-	 * end lets it start then (at most FW_PLAN_MAX_HOLDERS; owned by the
-	 * plan like nodes). */
+	/* On a shared cluster, a job that waits (RESERVED, or ESTIMATED
+	 * when it may share nodes): what still holds part of its planned
+	 * nodes just before its start, i.e. whose end lets it start then (at
+	 * most FW_PLAN_MAX_HOLDERS; owned by the plan like nodes). */
 	const struct fw_plan_holder *holders;
 	uint32_t nholders;
+	/* Preemption (START_NOW or RESERVED): the running jobs (their ids)
+	 * the adapter must preempt now for this start, in rank order;
+	 * start is when the last of them is gone (after its GraceTime).
+	 * Owned by the plan like nodes; 0 / NULL otherwise. */
+	const uint32_t *victims;
+	uint32_t nvictims;
 };
 
 /* What holds part of a node (shared cluster), for explanations. */
@@ -339,6 +357,37 @@ int fw_plan_add_running_use(struct fw_plan *p, const struct fw_node_use *u,
 			    uint32_t n, fw_time_t end,
 			    const struct fw_plan_lic *lics, uint32_t nlics,
 			    struct fw_err *err);
+/*
+ * Preemption (doc/design.md, "Preemption").  A running job that may be
+ * preempted is added with fw_plan_add_running_preemptable(): what it holds
+ * as for fw_plan_add_running_use (every u[k].job its id, non-zero) and
+ * how it may be preempted.  A job whose fw_plan_job.preempts lists its
+ * class may then count on what it holds: the planner chooses victims in
+ * rank order (Slurm's: lower prio first, then fewer nodes, then the
+ * youngest, then the higher job id; preempt_youngest_first: the youngest
+ * first, then the higher job id), the fewest a node needs (strict order:
+ * the shortest prefix), and starts the job when the victims are gone:
+ * now, or after the longest GraceTime among them.  Only jobs that share
+ * nodes on a shared cluster preempt (anything else plans as before), and
+ * a start later than now only for a protected job.  On a cluster that
+ * does not share nodes the job is added as a plain running job.
+ */
+struct fw_preempt_run {
+	uint32_t cls;		/* class: QOS id, or partition index */
+	uint32_t prio;		/* Slurm's preempt priority: the QOS's
+				   Priority, or the partition's PriorityTier */
+	fw_time_t start;	/* its start time */
+	fw_time_t exempt_until;	/* start + PreemptExemptTime: exempt while
+				   now is before it (0: never exempt) */
+	int64_t grace;		/* GraceTime of its QOS or partition, s */
+};
+int fw_plan_add_running_preemptable(struct fw_plan *p,
+				    const struct fw_node_use *u, uint32_t n,
+				    fw_time_t end,
+				    const struct fw_plan_lic *lics,
+				    uint32_t nlics,
+				    const struct fw_preempt_run *pr,
+				    struct fw_err *err);
 /* An advanced reservation; returns its index for fw_plan_job.resv. */
 int32_t fw_plan_add_resv(struct fw_plan *p, const char *name,
 			 const struct fw_bitset *nodes, fw_time_t start,
@@ -429,6 +478,9 @@ struct fw_plan_result {
 	uint32_t bypass_inc;
 	uint32_t *node_idx;	/* started or reserved: the nnodes node
 				   indices, ascending; else NULL */
+	uint32_t *victims;	/* jobs to preempt (decision's victims);
+				   NULL if none */
+	uint32_t nvictims;
 };
 
 /* jobs must be sorted (fw_plan_sort); p must be fresh (no decision yet). */

@@ -25,6 +25,13 @@ static void result_from(struct fw_plan_result *r,
 	r->blocker = d->blocker;
 	r->blocker_lic = d->blocker_lic;
 	r->node_idx = NULL;
+	r->victims = NULL;
+	r->nvictims = d->nvictims;
+	if (d->nvictims) {
+		r->victims = fw_xmalloc(d->nvictims * sizeof(uint32_t));
+		memcpy(r->victims, d->victims,
+		       d->nvictims * sizeof(uint32_t));
+	}
 	if (d->nodes) {
 		uint32_t k = 0;
 		int64_t i;
@@ -96,6 +103,8 @@ void fw_plan_results_free(struct fw_plan_result *res, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(res[i].node_idx);
 		res[i].node_idx = NULL;
+		free(res[i].victims);
+		res[i].victims = NULL;
 	}
 }
 
@@ -146,6 +155,18 @@ static void sb_nodes(struct sbuf *sb, const struct fw_cluster *cl,
 		sb_add(sb, "%s%s", k ? "," : "", cl->nodes[r->node_idx[k]].name);
 }
 
+/* "; preempts jobs 102, 101" (at most 8 named). */
+static void sb_victims(struct sbuf *sb, const struct fw_plan_result *r)
+{
+	if (!r->nvictims)
+		return;
+	sb_add(sb, "; preempts job%s", r->nvictims > 1 ? "s" : "");
+	for (uint32_t k = 0; k < r->nvictims && k < 8; k++)
+		sb_add(sb, "%s %u", k ? "," : "", r->victims[k]);
+	if (r->nvictims > 8)
+		sb_add(sb, " and %u more", r->nvictims - 8);
+}
+
 const char *fw_plan_explain(const struct fw_cluster *cl,
 			    const struct fw_plan_job *jobs,
 			    const struct fw_plan_result *res, size_t i,
@@ -165,12 +186,16 @@ const char *fw_plan_explain(const struct fw_cluster *cl,
 		sb_nodes(&sb, cl, r);
 		if (r->backfilled)
 			sb_add(&sb, " (backfilled)");
+		sb_victims(&sb, r);
 		return buf;
 	case FW_PLAN_RESERVED:
 		sb_add(&sb, "reserved: starts in ");
 		sb_duration(&sb, r->start - now);
 		sb_add(&sb, " in partition %s on ", cl->parts[r->part].name);
 		sb_nodes(&sb, cl, r);
+		sb_victims(&sb, r);
+		if (r->nvictims)
+			sb_add(&sb, " (start after their grace time)");
 		sb_add(&sb, "; later jobs cannot delay it");
 		break;
 	case FW_PLAN_ESTIMATED:

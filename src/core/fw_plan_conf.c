@@ -43,6 +43,9 @@ static void set_sched_defaults(struct fw_plan_conf *c)
 	c->sched_interval = 60;
 	c->sched_interval_set = false;
 	c->defer = false;
+	c->preempt_youngest_first = false;
+	c->preempt_strict_order = false;
+	c->preempt_reorder_count = 1;
 	c->seen = 0;
 }
 
@@ -250,6 +253,23 @@ static int parse_other_token(struct fw_plan_conf *c, const char *name,
 		if (val)
 			return bad_token(err, name, val, "takes no value", "");
 		c->defer = true;
+		return 0;
+	}
+	if (strcasecmp(name, "preempt_youngest_first") == 0 ||
+	    strcasecmp(name, "preempt_strict_order") == 0) {
+		if (val)
+			return bad_token(err, name, val, "takes no value", "");
+		if (strcasecmp(name, "preempt_strict_order") == 0)
+			c->preempt_strict_order = true;
+		else
+			c->preempt_youngest_first = true;
+		return 0;
+	}
+	if (strcasecmp(name, "preempt_reorder_count") == 0) {
+		if (!val || strict_int(val, &v) || v < 0 || v > INT32_MAX)
+			return bad_token(err, name, val,
+					 "expected a count >= 0", "");
+		c->preempt_reorder_count = (uint32_t)v;
 		return 0;
 	}
 	/* Slurm's own (default_queue_depth=, max_rpc_cnt=, ...). */

@@ -93,8 +93,11 @@ static struct eclass *class_new(struct fw_plan *p, uint32_t part,
 	memcpy(e->tv, p->tv, p->tvw * sizeof(uint64_t));
 	e->E = fw_bitset_new(cl->nnodes);
 	for (uint32_t t = 0; t < cl->ntypes; t++)
-		if (p->tv[t >> 6] >> (t & 63) & 1)
+		if (p->tv[t >> 6] >> (t & 63) & 1) {
 			fw_bitset_or(e->E, cl->types[t].nodes);
+			if (cl->types[t].cpus > e->max_cpus)
+				e->max_cpus = cl->types[t].cpus;
+		}
 	fw_bitset_and(e->E, cl->parts[part].nodes);
 	e->n_static = fw_bitset_count(e->E);
 	e->isl_static = max_island_share(cl, e->E);
@@ -585,7 +588,11 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 		return;
 	cd->prot = pass == FW_PASS_BACKFILL && meets_thresholds(p, j) &&
 		   (p->depth == 0 || p->part_resv[q] < p->depth);
-	if (p->sh && fw_share_job(p->cl, j, q) && !(x.R && x.R->partial))
+	/* A job that needs every CPU of any node it can use holds whole
+	 * nodes anyway (every job holds a CPU): the whole-node search gives
+	 * the same answer, much faster. */
+	if (p->sh && fw_share_job(p->cl, j, q) && !(x.R && x.R->partial) &&
+	    j->cpus_per_node < x.ec->max_cpus)
 		return evaluate_shared(p, j, cd, x.cmin, x.cmax, x.any0,
 				       pass == FW_PASS_BACKFILL && !x.custom &&
 				       !j->nlics && !j->req_nodes &&

@@ -10,6 +10,7 @@
  *   fw_plan_choose.c  node choice, bookings and reasons
  *   fw_plan_order.c   queue order and names
  *   fw_plan_batch.c   the batch passes and the one-line explanation
+ *   fw_plan_preempt.c preemptable running jobs, victims and their release
  *   fw_plan_cache.c   small containers (counter map, lower-bound frontier,
  *                     exact answers)
  *   fw_plan_tl.c      the whole-node timeline; fw_plan_share.c the
@@ -101,6 +102,7 @@ struct eclass {
 	uint32_t nE;
 	uint32_t isl_static;	/* largest island share, down or not */
 	uint32_t isl_usable;
+	uint32_t max_cpus;	/* largest CPU count of a qualifying type */
 	struct frontier fail[FIT_KEYS];
 	uint64_t idle_gen;	/* |E & idle| as of plan->idle_gen */
 	uint32_t idle_cnt;
@@ -150,6 +152,51 @@ struct cand {
 	int32_t cls;		/* E is this class's node set, or -1 */
 };
 
+/* ------------------------------------------------------------------ */
+/* Preemption (fw_plan_preempt.c)                                      */
+/* ------------------------------------------------------------------ */
+
+/* A preemptable running job. */
+struct pvict {
+	uint32_t job, cls, prio, nnodes;
+	fw_time_t start, exempt_until;
+	int32_t b;		/* end slot (FW_TL_INF: forever) */
+	int32_t r;		/* slot from which it is gone if preempted now
+				   (after its grace time; <= b) */
+	uint32_t rank;		/* position in the rank order */
+	uint32_t first;		/* its holds: hold[first .. first + nnodes) */
+	uint32_t stamp;		/* scratch mark */
+	bool gone;		/* preempted in this plan */
+};
+
+/* A running job's preemptable part of one node (amounts: K values at
+ * hamt[h * K]). */
+struct phold {
+	uint32_t node, v;
+};
+
+struct fw_preempt {
+	struct pvict *v;
+	uint32_t nv, capv;
+	struct phold *h;
+	int64_t *hamt;
+	uint32_t nh, caph;
+	/* Per node, its holds in rank order (built at the first search):
+	 * by_node[node_first[i] .. node_first[i + 1]). */
+	bool indexed;
+	uint32_t *node_first, *by_node;
+	/* Scratch of one search. */
+	uint32_t *pick, npick, cappick;	/* hold indices chosen per node */
+	struct pnode *pn;		/* fitting nodes of one start */
+	uint32_t *out;			/* victims' job ids, rank order */
+	uint32_t nout;
+	uint32_t *outv;			/* the same as victim indices */
+	uint32_t stamp;
+	int32_t *bnd;			/* segment boundaries, scratch */
+	int32_t *slots;			/* starts worth trying, scratch */
+	int64_t *add, *fr;		/* K each */
+};
+
 struct pending {
 	bool active;
 	const struct fw_plan_job *job;
@@ -173,6 +220,7 @@ struct fw_plan {
 	struct fw_tl tl;
 	struct fw_scratch sc;
 	struct fw_share *sh;		/* shared cluster: per-node amounts */
+	struct fw_preempt *pre;		/* preemptable running jobs, or NULL */
 	struct fw_bitset *usable;	/* cluster usable minus plan's down */
 	struct fw_bitset *idle;		/* run view: usable, not running/started */
 	uint64_t idle_gen;		/* bumped whenever idle changes */
@@ -319,6 +367,12 @@ void shared_cand(struct fw_plan *p, const struct cand *cd, int32_t k);
 int key_cmp(const struct order_key *a, const struct order_key *b);
 void job_key(const struct fw_cluster *cl, const struct fw_plan_job *j,
 	     struct order_key *k);
+
+/* fw_plan_preempt.c */
+void preempt_free(struct fw_preempt *pr);
+bool preempt_try(struct fw_plan *p, const struct fw_plan_job *j,
+		 enum fw_plan_pass pass, struct cand *cd);
+void preempt_report(const struct fw_plan *p, struct fw_plan_decision *d);
 
 /* fw_plan_setup.c */
 int check_lics(const struct fw_plan *p, const struct fw_plan_lic *l,

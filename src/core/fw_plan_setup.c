@@ -88,6 +88,7 @@ void fw_plan_free(struct fw_plan *p)
 	fw_tl_free(&p->tl);
 	fw_scratch_free(&p->sc);
 	fw_share_free(p->sh);
+	preempt_free(p->pre);
 	fw_bitset_free(p->usable);
 	fw_bitset_free(p->idle);
 	free(p->lic_idle);

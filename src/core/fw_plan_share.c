@@ -54,21 +54,17 @@ struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
 
 	s->cl = cl;
 	s->K = FW_SHR_GRES0 + cl->ngres;
-	s->rtl = fw_rtl_new(cl->nnodes, s->K, wslots);
-	s->cur = s->rtl;
+	s->wslots = wslots;
 	s->req = fw_xcalloc(s->K, sizeof(int64_t));
 	s->amt = fw_xcalloc(s->K, sizeof(int64_t));
 	s->fmin = fw_xcalloc(s->K, sizeof(int64_t));
 	s->cand = fw_bitset_new(cl->nnodes);
+	s->inexact = fw_bitset_new(cl->nnodes);
+	s->chk = fw_xcalloc(s->K, sizeof(int64_t));
 	s->sel = fw_xmalloc((cl->nnodes ? cl->nnodes : 1) * sizeof(uint32_t));
 	s->head = fw_xmalloc((cl->nnodes ? cl->nnodes : 1) * sizeof(int32_t));
 	for (uint32_t i = 0; i < cl->nnodes; i++)
 		s->head[i] = -1;
-	for (uint32_t i = 0; i < cl->nnodes; i++) {
-		node_capacity(cl, i, s->amt);
-		/* Capacities are >= 0 and nothing is taken yet. */
-		fw_rtl_set_capacity(s->rtl, i, s->amt);
-	}
 	return s;
 }
 
@@ -81,6 +77,8 @@ void fw_share_free(struct fw_share *s)
 	free(s->amt);
 	free(s->fmin);
 	fw_bitset_free(s->cand);
+	fw_bitset_free(s->inexact);
+	free(s->chk);
 	free(s->sel);
 	free(s->memo);
 	free(s->memo_req);
@@ -161,14 +159,29 @@ static void log_booking(struct fw_share *s, uint32_t node, int32_t a,
 	s->head[node] = (int32_t)s->nbook++;
 }
 
+/* Would a booking on the main timeline take less than it asks for (a
+ * whole one: anything of the node already taken during [a, b))? */
+static bool takes_less(struct fw_share *s, uint32_t node, int32_t a,
+		       int32_t b, const int64_t *amt, bool whole)
+{
+	if (!whole)
+		return !fw_rtl_fits(s->rtl, node, a, b, amt);
+	fw_rtl_capacity(s->rtl, node, s->chk);
+	return !fw_rtl_fits(s->rtl, node, a, b, s->chk);
+}
+
 /* A booking on the main timeline and on every view that has the node. */
 static void book(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
 		 const int64_t *amt, bool whole, struct fw_share_owner o)
 {
 	if (node >= s->cl->nnodes || b <= a)
 		return;
+	if (!fw_bitset_test(s->inexact, node) &&
+	    takes_less(s, node, a, b, amt, whole))
+		fw_bitset_set(s->inexact, node);
 	log_booking(s, node, a, b, amt, whole, o);
-	book_on(s, s->rtl, node, a, b, amt, whole);
+	if (s->rtl)
+		book_on(s, s->rtl, node, a, b, amt, whole);
 	for (uint32_t v = 0; v < s->nviews; v++)
 		if (fw_bitset_test(s->views[v].nodes, node))
 			book_on(s, s->views[v].rtl, node, a, b, amt, whole);
@@ -190,24 +203,27 @@ void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
 }
 
 /*
- * The view of advanced reservation `resv` for its own jobs: its nodes at
- * their capacity, every booking on them replayed in order except the
- * reservation's own hold, so its jobs see what the other jobs leave them
- * and share its nodes.  Built once per plan, on first use.
+ * A timeline of `nodes` (NULL: every node) at their capacity with every
+ * booking on them replayed in order, except the holds of advanced
+ * reservation `skip` (-1: none).  The main timeline is built this way on
+ * first use (a pass whose jobs all want whole nodes never needs it), and
+ * the view of a reservation for its own jobs, which see what the other
+ * jobs leave them and share its nodes.
  */
-static struct fw_rtl *view_build(struct fw_share *s, int32_t resv,
-				 const struct fw_bitset *nodes)
+static struct fw_rtl *replay(struct fw_share *s, int32_t skip,
+			     const struct fw_bitset *nodes)
 {
-	struct fw_rtl *r = fw_rtl_new(s->cl->nnodes, s->K, fw_rtl_wslots(s->rtl));
+	struct fw_rtl *r = fw_rtl_new(s->cl->nnodes, s->K, s->wslots);
 	uint32_t *idx = NULL, n = 0, cap = 0;
-	int64_t i;
 
-	FW_BITSET_FOREACH(nodes, i) {
-		if ((uint32_t)i >= s->cl->nnodes)
-			break;
-		node_capacity(s->cl, (uint32_t)i, s->fmin);
-		fw_rtl_set_capacity(r, (uint32_t)i, s->fmin);
-		for (int32_t k = s->head[i]; k >= 0; k = s->book[k].next) {
+	for (uint32_t i = 0; i < s->cl->nnodes; i++) {
+		if (nodes && !fw_bitset_test(nodes, i))
+			continue;
+		node_capacity(s->cl, i, s->fmin);
+		fw_rtl_set_capacity(r, i, s->fmin);
+		/* The bookings of a reservation's nodes, to put in order. */
+		for (int32_t k = nodes ? s->head[i] : -1; k >= 0;
+		     k = s->book[k].next) {
 			if (n == cap) {
 				cap = cap ? cap * 2 : 64;
 				idx = fw_xrealloc(idx, cap * sizeof(*idx));
@@ -215,14 +231,18 @@ static struct fw_rtl *view_build(struct fw_share *s, int32_t resv,
 			idx[n++] = (uint32_t)k;
 		}
 	}
-	qsort(idx, n, sizeof(*idx), u32_order);
+	if (nodes)
+		qsort(idx, n, sizeof(*idx), u32_order);
+	else
+		n = s->nbook;
 	for (uint32_t m = 0; m < n; m++) {
-		const struct shr_book *k = &s->book[idx[m]];
+		uint32_t b = nodes ? idx[m] : m;
+		const struct shr_book *k = &s->book[b];
 
-		if (k->o.kind == FW_HOLD_RESV && k->o.id == (uint32_t)resv)
+		if (k->o.kind == FW_HOLD_RESV && k->o.id == (uint32_t)skip)
 			continue;
 		book_on(s, r, k->node, k->a, k->b,
-			s->book_amt + (size_t)idx[m] * s->K, k->whole);
+			s->book_amt + (size_t)b * s->K, k->whole);
 	}
 	free(idx);
 	return r;
@@ -231,6 +251,8 @@ static struct fw_rtl *view_build(struct fw_share *s, int32_t resv,
 void fw_share_use_view(struct fw_share *s, int32_t resv,
 		       const struct fw_bitset *nodes)
 {
+	if (!s->rtl)
+		s->rtl = replay(s, -1, NULL);
 	s->cur = s->rtl;
 	if (resv < 0)
 		return;
@@ -242,7 +264,7 @@ void fw_share_use_view(struct fw_share *s, int32_t resv,
 	s->views = fw_xrealloc(s->views, (s->nviews + 1) * sizeof(*s->views));
 	s->views[s->nviews].resv = resv;
 	s->views[s->nviews].nodes = fw_bitset_dup(nodes);
-	s->views[s->nviews].rtl = view_build(s, resv, nodes);
+	s->views[s->nviews].rtl = replay(s, resv, nodes);
 	s->cur = s->views[s->nviews++].rtl;
 }
 
@@ -256,6 +278,32 @@ void fw_share_take_all_set(struct fw_share *s, const struct fw_bitset *nodes,
 			break;
 		fw_share_take_all(s, (uint32_t)i, a, b, o);
 	}
+}
+
+static void forget(struct fw_share *s)
+{
+	if (s->memo_cap)
+		memset(s->memo, 0, s->memo_cap * sizeof(*s->memo));
+	s->memo_n = 0;
+}
+
+void fw_share_release(struct fw_share *s, uint32_t node, int32_t a,
+		      int32_t b, const int64_t *amt, struct fw_share_owner o)
+{
+	if (node >= s->cl->nnodes || b <= a)
+		return;
+	(void)fw_rtl_give(s->rtl, node, a, b, amt);
+	for (uint32_t v = 0; v < s->nviews; v++)
+		if (fw_bitset_test(s->views[v].nodes, node))
+			(void)fw_rtl_give(s->views[v].rtl, node, a, b, amt);
+	for (int32_t k = s->head[node]; k >= 0; k = s->book[k].next) {
+		struct shr_book *bk = &s->book[k];
+
+		if (bk->o.kind == o.kind && bk->o.id == o.id && bk->a <= a &&
+		    bk->b > a)
+			bk->b = a;
+	}
+	forget(s);
 }
 
 static bool have_holder(const struct fw_share *s, uint32_t n,

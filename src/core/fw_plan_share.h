@@ -34,7 +34,9 @@ struct shr_view {
 
 struct fw_share {
 	const struct fw_cluster *cl;
-	struct fw_rtl *rtl;	/* what every job outside reservations sees */
+	struct fw_rtl *rtl;	/* what every job outside reservations sees
+				   (built on first use: fw_share_use_view) */
+	int32_t wslots;
 	struct fw_rtl *cur;	/* searched: rtl or a reservation's view */
 	struct shr_view *views;
 	uint32_t nviews;
@@ -55,6 +57,12 @@ struct fw_share {
 	struct shr_ent *memo;
 	uint32_t memo_cap, memo_n;
 	int64_t *memo_req;	/* memo_cap * K */
+	/* Nodes where a booking took less than it asked for (a node taken
+	 * whole while parts of it were booked, a clamped running job):
+	 * what a booking there holds is not known exactly, so preemption
+	 * does not count on giving it back (fw_plan_preempt.c). */
+	struct fw_bitset *inexact;
+	int64_t *chk;		/* scratch, K */
 };
 
 /* A share layer for cl (shared, finalised) over wslots slots, every node
@@ -90,6 +98,16 @@ void fw_share_take_all(struct fw_share *s, uint32_t node, int32_t a,
 void fw_share_take_all_set(struct fw_share *s, const struct fw_bitset *nodes,
 			   int32_t a, int32_t b, struct fw_share_owner o);
 /*
+ * Give back amt on node over [a, b) for the running job of owner o (a
+ * preempted job that is gone from a on): on the main timeline and every
+ * view that has the node, and its booking in the log ends at a.  amt and
+ * [a, b) must lie inside one exact booking of o (node not inexact); a
+ * timeline that cannot take it back is left as it is (never optimistic).
+ * The memo of earlier answers is dropped: the plan gained free space.
+ */
+void fw_share_release(struct fw_share *s, uint32_t node, int32_t a,
+		      int32_t b, const int64_t *amt, struct fw_share_owner o);
+/*
  * What holds part of nodes sel[0..n-1] during slot c - 1 (c > 0): the
  * bookings whose end lets a job start at c there.  Into s->hold, each
  * owner once; returns how many.
@@ -98,7 +116,8 @@ uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
 			  uint32_t n, int32_t c);
 
 /*
- * Searches and fits look at the jobs of advanced reservation `resv`
+ * Before any search or fit.  Searches and fits look at the jobs of
+ * advanced reservation `resv`
  * (nodes: its nodes) from now on, or at everything outside reservations
  * (resv -1).  A reservation's view holds everything booked on its nodes
  * except the reservation itself, and every later booking: its jobs share

@@ -5,6 +5,7 @@ include src/core/prio.mk
 include src/core/fs.mk
 include src/core/plan.mk
 include src/core/config.mk
+include src/core/topo.mk
 
 noinst_LTLIBRARIES += src/core/libfwcore.la
 src_core_libfwcore_la_SOURCES = $(FW_CORE_SRC)

@@ -695,86 +695,50 @@ int sim_cluster_finish(struct sim_cluster *c, struct fw_err *err)
 
 /* --------------------------------------------------------- topology.conf */
 
-struct topo_ctx {
-	struct sim_cluster *c;
-	const char *name;
-	struct fw_err *err;
-};
-
-static int topo_line_cb(void *ctx, const char *line, int lineno)
+/*
+ * The core's reader (fw_topo, shared with sched/fairway): leaf switches
+ * become islands, numbered in the order of their lines.  Reading a file
+ * replaces the islands of an earlier one.  What Slurm only warns about
+ * (Nodes= names that are not nodes, nodes under several leaf switches)
+ * is kept in c->topo_warn for the caller to print.
+ */
+static int use_topology(struct sim_cluster *c, struct fw_topo *t)
 {
-	struct topo_ctx *x = ctx;
-	struct sim_cluster *c = x->c;
-	struct fw_kv kv;
-	const char *nodes;
-	char **names = NULL;
-	int n, rc = 0;
+	const char **names;
+	int32_t *island;
 
-	if (fw_kv_parse(line, &kv, x->err)) {
-		fw_err_locate(x->err, x->name, lineno);
+	if (!t)
 		return -1;
-	}
-	if (kv.n == 0 || strcasecmp(kv.key[0], "SwitchName") ||
-	    !(nodes = fw_kv_get(&kv, "Nodes"))) {
-		/* blank, or an upper-level switch (Switches=) */
-		fw_kv_free(&kv);
-		return 0;
-	}
-	n = fw_hostlist_expand(nodes, &names, SIM_MAX_CLUSTER_NODES, x->err);
-	if (n < 0) {
-		fw_err_set(x->err, x->name, lineno, "Nodes", nodes, "%s",
-			   x->err && x->err->msg[0] ? x->err->msg : "bad hostlist");
-		fw_kv_free(&kv);
-		return -1;
-	}
-	int island = (int)c->nislands;
-	c->island_name = fw_xrealloc(c->island_name,
-				     (c->nislands + 1) * sizeof(char *));
-	c->island_name[c->nislands++] = sim_intern(&c->str, kv.val[0]);
-	for (int i = 0; i < n && !rc; i++) {
-		int idx = sim_cluster_find_node(c, names[i]);
-		if (idx < 0)
-			rc = fw_err_set(x->err, x->name, lineno, "Nodes", names[i],
-					"switch %s names a node slurm.conf does not define",
-					kv.val[0]);
-		else if (c->node[idx].island >= 0)
-			rc = fw_err_set(x->err, x->name, lineno, "Nodes", names[i],
-					"node is already under leaf switch %s",
-					c->island_name[c->node[idx].island]);
-		else
-			c->node[idx].island = island;
-	}
-	fw_hostlist_free(names, n);
-	fw_kv_free(&kv);
-	return rc;
+	names = fw_xmalloc((c->nnodes ? c->nnodes : 1) * sizeof(*names));
+	island = fw_xmalloc((c->nnodes ? c->nnodes : 1) * sizeof(*island));
+	for (size_t i = 0; i < c->nnodes; i++)
+		names[i] = c->node[i].name;
+	fw_topo_islands(t, names, (uint32_t)c->nnodes, island, &c->topo_warn);
+	for (size_t i = 0; i < c->nnodes; i++)
+		c->node[i].island = island[i];
+	free(c->island_name);
+	c->nislands = t->nislands;
+	c->island_name = fw_xmalloc((t->nislands ? t->nislands : 1) *
+				    sizeof(char *));
+	for (uint32_t k = 0; k < t->nislands; k++)
+		c->island_name[k] = sim_intern(&c->str,
+					       fw_topo_island_name(t, k));
+	free(names);
+	free(island);
+	fw_topo_free(t);
+	return 0;
 }
 
 int sim_read_topology_mem(struct sim_cluster *c, const char *name,
 			  const char *buf, size_t len, struct fw_err *err)
 {
-	struct fw_err e;
-	struct topo_ctx x = { c, name, &e };
-	int rc;
-
-	fw_err_clear(&e);
-	rc = fw_read_lines_mem(buf, len, topo_line_cb, &x);
-	if (rc && err)
-		*err = e;
-	return rc ? -1 : 0;
+	return use_topology(c, fw_topo_parse(name, buf, len, err));
 }
 
 int sim_read_topology(struct sim_cluster *c, const char *path,
 		      struct fw_err *err)
 {
-	size_t len;
-	char *buf = sim_slurp(path, &len, err);
-	int rc;
-
-	if (!buf)
-		return -1;
-	rc = sim_read_topology_mem(c, path, buf, len, err);
-	free(buf);
-	return rc;
+	return use_topology(c, fw_topo_read(path, err));
 }
 
 /* ---------------------------------------------------------- sacctmgr dump */

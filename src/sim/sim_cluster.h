@@ -5,7 +5,8 @@
  *                  with its location, to be offered to the core modules'
  *                  fw_<module>_conf_slurm(): Priority*, SchedulerParameters,
  *                  FairShareDampeningFactor, ...); Include lines are followed
- *   topology.conf  leaf switches (SwitchName=... Nodes=...) become islands
+ *   topology.conf  leaf switches (SwitchName=... Nodes=...) become islands,
+ *                  read by the core's fw_topo (the reader sched/fairway uses)
  *   sacctmgr dump  accounts, users, shares, association priorities, and QOS
  *                  (an extension: "QOS - 'name':Priority=N:UsageFactor=F")
  *
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "fw_common.h"
+#include "fw_topo.h"
 #include "sim_util.h"
 
 /* Limits that keep a malformed file from exhausting memory. */
@@ -76,6 +78,7 @@ struct sim_cluster {
 	int default_part;     /* index; the first partition when none is Default */
 	size_t nislands;
 	const char **island_name;
+	struct fw_topo_warn topo_warn; /* of the last topology.conf read */
 	struct sim_conf_key *key;
 	size_t nkeys, key_cap;
 	char *conf_file;      /* the first slurm.conf read, for errors */
@@ -104,7 +107,7 @@ int sim_read_slurm_conf_mem(struct sim_cluster *c, const char *name,
 			    const char *buf, size_t len, struct fw_err *err);
 int sim_cluster_finish(struct sim_cluster *c, struct fw_err *err);
 
-/* topology.conf (after sim_cluster_finish). */
+/* topology.conf (after sim_cluster_finish); warnings in c->topo_warn. */
 int sim_read_topology(struct sim_cluster *c, const char *path,
 		      struct fw_err *err);
 int sim_read_topology_mem(struct sim_cluster *c, const char *name,

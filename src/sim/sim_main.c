@@ -369,8 +369,21 @@ static int read_inputs(struct cli *c, const struct run_conf *rc,
 
 	if (sim_read_slurm_conf(cl, rc->slurm_conf, e) || sim_cluster_finish(cl, e))
 		return -1;
-	if (rc->topology && sim_read_topology(cl, rc->topology, e))
-		return -1;
+	if (rc->topology) {
+		char buf[1024];
+
+		if (sim_read_topology(cl, rc->topology, e))
+			return -1;
+		/* Slurm's warnings, as sched/fairway logs them. */
+		if (cl->topo_warn.unknown)
+			fprintf(stderr, "fairway-sim: warning: %s\n",
+				fw_err_str(&cl->topo_warn.first_unknown, buf,
+					   sizeof(buf)));
+		if (cl->topo_warn.multi)
+			fprintf(stderr, "fairway-sim: warning: %s\n",
+				fw_err_str(&cl->topo_warn.first_multi, buf,
+					   sizeof(buf)));
+	}
 	if (rc->dump && sim_read_sacctmgr_dump(as, rc->dump, e))
 		return -1;
 	/* SWF processors become whole nodes of the default partition. */

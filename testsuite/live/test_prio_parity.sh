@@ -19,7 +19,10 @@
 # PriorityJobFactor 2/3 (2/3), job size 0.1875 x 1000 = 187.5, TRES
 # cpu 125 per CPU share (62.5 = 2 CPUs of 4), mem, and a job with nice.
 # Age saturates (PriorityMaxAge=1 minute) so that both runs observe the same
-# AGE whatever their timing.
+# AGE whatever their timing.  The two runs are two clusters of the same shape
+# (own ports, own slurmdbd and MariaDB) running at the same time: each one
+# waits about three minutes for AGE to saturate and for one more
+# recalculation, and nothing they compare depends on the wall clock.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/prio_lib.sh"
 
@@ -65,10 +68,10 @@ usage_charged() { # a1 and a2 show usage in sshare
 # One side: start the cluster, create the associations, run the usage jobs,
 # submit the pending jobs, wait until every factor has settled, save the
 # outputs in $out/$1.*.
-run_side() { # label [cluster-start options]
-  local label=$1; shift
+run_side() { # label port dbd-port [cluster-start options]
+  local label=$1 port=$2 dbdport=$3; shift 3
   say "=== $label: $*"
-  start_cluster fw-p-parity 17600 --dbd --dbd-port "$(live_port 17690)" \
+  start_cluster "fw-p-parity-$label" "$port" --dbd --dbd-port "$(live_port "$dbdport")" \
     --slurm-extra "$extra" "$@"
   sacctmgr -i add qos high,low > /dev/null
   sacctmgr -i modify qos high set priority=30 > /dev/null
@@ -105,8 +108,23 @@ run_side() { # label [cluster-start options]
   stop_cluster
 }
 
-run_side multifactor --no-fairway
-run_side fairway
+# Both sides at once, each in a subshell (its own cluster, SLURM_CONF and
+# exit trap) with its output kept apart and printed after both ended; their
+# checks are counted here.
+side_bg() { # label port dbd-port [cluster-start options]
+  ( run_side "$@"; exit 0 ) > "$out/$1.log" 2>&1
+}
+side_bg multifactor 17600 17690 --no-fairway & mf=$!
+side_bg fairway 17610 17695 & fw=$!
+wait "$mf"; mf_rc=$?
+wait "$fw"; fw_rc=$?
+for label in multifactor fairway; do
+  cat "$out/$label.log"
+  _checks=$((_checks + $(grep -c '^  \(ok\|FAIL\): ' "$out/$label.log")))
+  _fails=$((_fails + $(grep -c '^  FAIL: ' "$out/$label.log")))
+done
+check_eq "multifactor side ran to its end (exit status)" 0 "$mf_rc"
+check_eq "fairway side ran to its end (exit status)" 0 "$fw_rc"
 
 side_by_side() { # file
   echo "    --- $1: priority/multifactor | priority/fairway"

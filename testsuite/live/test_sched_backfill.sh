@@ -17,7 +17,9 @@ start_cluster fw-bf 17240 --slurm-extra "$extra"
 rm -f "$extra"
 
 say "part 1: a protected wide job (priority raised above bf_min_prio_reserve=1500)"
-a=$(submit -N2 --exclusive -t 2 -J A --wrap "sleep 100")
+# A runs 45 s of its 2-minute limit: the checks below take about 15 s,
+# and W is planned at the limit's end but starts when A ends.
+a=$(submit -N2 --exclusive -t 2 -J A --wrap "sleep 45")
 wait_until 10 job_is "$a" RUNNING || fail "A did not start"
 w=$(submit -N4 --exclusive -t 1 -J W --wrap "sleep 5")
 # Partition factor gives 1000 points; an operator lowers nice by 1000 so W

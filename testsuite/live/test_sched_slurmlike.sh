@@ -14,7 +14,7 @@
 #  3. interactive jobs without 'defer': srun --immediate and salloc start
 #     at once on an idle cluster, without "queued and waiting"; a
 #     lower-priority interactive job does not take the nodes a protected
-#     job waits for (Slurm's top-priority test), and --immediate then fails;
+#     --exclusive job waits for (Slurm's top-priority test), and --immediate then fails;
 #  4. a CoreCnt=1 reservation on n1 leaves n1's other core to jobs outside
 #     it (a 4-node job of one CPU per node starts at once, also under
 #     Slurm's plugins); a job needing both CPUs of n1 waits until the
@@ -118,10 +118,15 @@ out=$(timeout 30 salloc -N 1 -t 1 true 2>&1); rc=$?
 check "salloc starts on an idle cluster" test "$rc" = 0
 if grep -q 'queued and waiting' <<< "$out"; then fail "salloc said 'queued and waiting'"
 else pass "... without 'queued and waiting'"; fi
-r=$(submit -N 2 -t 1 --wrap "sleep 15")
+# --exclusive: on this select/cons_tres cluster nodes are shared, and a
+# 4-node job of one CPU per node would start at once beside a 2-node job of
+# one CPU per node (sched/backfill starts it at once too, and then lets the
+# srun --immediate run); whole nodes keep the protected job waiting.
+r=$(submit -N 2 --exclusive -t 1 --wrap "sleep 15")
 wait_until 10 job_is "$r" RUNNING || fail "blocker did not start"
-p=$(submit -N 4 -t 1 --wrap "sleep 1")
+p=$(submit -N 4 --exclusive -t 1 --wrap "sleep 1")
 sleep 3
+check_eq "the protected 4-node job waits" PENDING "$(job_state "$p")"
 out=$(timeout 30 srun --immediate=3 --nice=10000 -N 1 -t 5 hostname 2>&1); rc=$?
 echo "    srun --immediate behind a protected job: rc=$rc $(head -1 <<< "$out")"
 check "a lower-priority srun --immediate does not take the protected job's nodes" test "$rc" != 0

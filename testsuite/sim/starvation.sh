@@ -5,6 +5,12 @@
 # on fairway-sim-gentrace traces at three loads, each pair with
 # one fairway-sim --compare command.
 # usage: testsuite/sim/starvation.sh [builddir [svg-out]]  (from the source tree)
+# PRESET=dir runs another preset directory; SELECT_TYPE=select/linear
+# writes that SelectType into both clusters (default: none, so Slurm's
+# default select/cons_tres).  Every job of these traces holds whole nodes
+# (1-CPU nodes for lublin-aaroh, multiples of 32 processors on 32-CPU nodes
+# for the generated traces), so both give the same numbers; select/linear
+# replays them much faster (no node-sharing planner).
 set -eu
 B=${1:-.}
 SVG=${2:-}
@@ -15,6 +21,7 @@ trap 'rm -rf "$T"' EXIT
 
 # cluster NODES CPUS: the nodes and partition lines of a cluster
 cluster() {
+	if [ -n "${SELECT_TYPE:-}" ]; then echo "SelectType=$SELECT_TYPE"; fi
 	echo "NodeName=c[001-$(printf %03d "$1")] CPUs=$2 RealMemory=192000"
 	echo "PartitionName=batch Nodes=c[001-$(printf %03d "$1")] Default=YES MaxTime=2-0 State=UP"
 }

@@ -24,6 +24,14 @@ leaves running (sprio's tests leave a whole-cluster "sleep 600") decides
 whether later tests find free nodes, and the two plugin sets would be
 compared on different queues.
 
+After that clean-up it also empties the ATF's list of submitted jobs
+(atf.properties["submitted-jobs"]).  The ATF never empties it in a session,
+and its local-config module teardown waits for every job in it to be done,
+failing ("Job (1) was not found in the job configuration") once slurmctld
+has purged an old finished job (MinJobAge, 300 s): every module after the
+first five minutes of a session would error in teardown.  The jobs of the
+list are all cancelled and done at that point.
+
 Nothing in Slurm's tree is changed: the runner loads this module with
 "-p fairway_atf" and it patches the already imported atf module in memory.
 """
@@ -54,12 +62,13 @@ def _stands_in(name, value, source):
 
 
 def require_config_parameter(parameter_name, parameter_value, condition=None,
-                             source="slurm", skip_message=None):
+                             source="slurm", skip_message=None, **more):
+    # more: arguments of later ATFs (24.11: delimiter), passed on as given
     if condition is None and _stands_in(parameter_name, parameter_value, source):
         return
     return _require_config_parameter(parameter_name, parameter_value,
                                      condition=condition, source=source,
-                                     skip_message=skip_message)
+                                     skip_message=skip_message, **more)
 
 
 def require_accounting(modify=False):
@@ -79,3 +88,4 @@ def pytest_runtest_teardown(item, nextitem):
     """After the last test of a module: an empty queue for the next one."""
     if nextitem is None or nextitem.fspath != item.fspath:
         atf.cancel_all_jobs(quiet=True)
+        atf.properties.get("submitted-jobs", []).clear()

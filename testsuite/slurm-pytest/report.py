@@ -10,6 +10,8 @@ import argparse
 import sys
 import xml.etree.ElementTree as ET
 
+import lists
+
 
 def test_id(case):
     """tests.commands.sprio.test_--weights + test_weights ->
@@ -37,18 +39,11 @@ def outcomes(junit_file):
     return result
 
 
-def load_differences(path):
-    """differences.txt: 'TEST-ID-OR-FILE  reason' lines; a file entry
-    covers every test in it."""
-    entries = {}
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            key, _, reason = line.partition(" ")
-            entries[key] = reason.strip()
-    return entries
+def load_differences(path, version, names):
+    """differences.txt: '[TAGS] TEST-ID-OR-FILE  reason' lines (lists.py);
+    a file entry covers every test in it.  Keys are the files of this
+    release (a former path name is translated)."""
+    return {names.file(key): reason for key, reason in lists.read_list(path, version)}
 
 
 def difference_for(test, entries):
@@ -71,10 +66,13 @@ def main():
     ap.add_argument("--differences", required=True)
     ap.add_argument("--seconds", nargs=2, type=int, default=[0, 0])
     ap.add_argument("--doc")
+    ap.add_argument("--version", required=True, help="Slurm release under test, X.Y")
+    ap.add_argument("--readme", help="Slurm's testsuite/README (test numbers)")
     a = ap.parse_args()
 
+    names = lists.Names(a.readme)
     fw, sl = outcomes(a.fairway), outcomes(a.slurm)
-    diffs = load_differences(a.differences)
+    diffs = load_differences(a.differences, a.version, names)
     rows, unexplained = [], []
     for test in sorted(set(fw) | set(sl)):
         f = fw.get(test, ("absent", ""))[0]
@@ -86,20 +84,20 @@ def main():
                 note = f"listed: {why}"
             else:
                 note = "UNEXPLAINED: passes with Slurm's plugins only"
-                unexplained.append(test)
+                unexplained.append(names.label(test))
         elif s == "passed" and f == "skipped":
             note = "skipped with Fairway only: " + fw[test][1]
             why = difference_for(test, diffs)
             if why:
                 note = f"listed: {why}"
             else:
-                unexplained.append(test)
+                unexplained.append(names.label(test))
                 note = "UNEXPLAINED: " + note
         elif f == "passed" and s != "passed":
             note = "passes with Fairway only"
         elif f != "passed":
             note = (fw[test][1] or sl.get(test, ("", ""))[1])[:90]
-        rows.append((test, s, f, note))
+        rows.append((names.label(test), s, f, note))
 
     tf, ts = totals(fw), totals(sl)
     width = max(len(r[0]) for r in rows) if rows else 10
@@ -109,7 +107,7 @@ def main():
     for label, t, secs in (("Slurm's plugins", ts, a.seconds[1]),
                            ("Fairway's plugins", tf, a.seconds[0])):
         print(f"{label}: {t['passed']} passed, {t['failed']} failed, "
-              f"{t['error']} errors, {t['skipped']} skipped ({secs} s)")
+              f"{t['error']} errors, {t['skipped']} skipped ({secs} s, Slurm {a.version})")
     if unexplained:
         print(f"{len(unexplained)} test(s) pass with Slurm's plugins but not with "
               "Fairway's and are not in differences.txt:")
@@ -117,12 +115,14 @@ def main():
             print(f"  {test}")
 
     if a.doc:
-        write_doc(a.doc, rows, ts, tf, a.seconds, unexplained)
+        write_doc(a.doc, a.version, rows, ts, tf, a.seconds, unexplained)
     return 1 if unexplained else 0
 
 
-BEGIN = "<!-- slurm-pytest results: begin (written by testsuite/slurm-pytest/run.sh --doc) -->"
-END = "<!-- slurm-pytest results: end -->"
+def markers(version):
+    return (f"<!-- slurm-pytest results, Slurm {version}: begin "
+            "(written by testsuite/slurm-pytest/run.sh --doc) -->",
+            f"<!-- slurm-pytest results, Slurm {version}: end -->")
 
 
 def results_markdown(rows, ts, tf, seconds, unexplained):
@@ -142,10 +142,11 @@ def results_markdown(rows, ts, tf, seconds, unexplained):
     return "\n".join(out) + "\n"
 
 
-def write_doc(path, rows, ts, tf, seconds, unexplained):
-    """Replace the block between the markers of an existing document, or
-    write a document holding only the table."""
+def write_doc(path, version, rows, ts, tf, seconds, unexplained):
+    """Replace the block between this release's markers in the document,
+    or append such a block (a new document holds only the table)."""
     table = results_markdown(rows, ts, tf, seconds, unexplained)
+    BEGIN, END = markers(version)
     try:
         with open(path) as f:
             text = f.read()
@@ -156,7 +157,7 @@ def write_doc(path, rows, ts, tf, seconds, unexplained):
         tail = rest.split(END, 1)[1]
         text = f"{head}{BEGIN}\n{table}{END}{tail}"
     else:
-        text = f"{BEGIN}\n{table}{END}\n"
+        text = f"{text}{chr(10) if text else ''}{BEGIN}\n{table}{END}\n"
     with open(path, "w") as f:
         f.write(text)
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Run a chosen part of Slurm's own pytest suite (testsuite/python of the
-# Slurm source tree that contrib/slurm-source.sh prepares) twice on the same
+# Slurm source tree that contrib/slurm-source.sh prepares, or of the tree in
+# the Debian 13 root for Slurm 24.11: contrib/trixie-test.sh) twice on the same
 # cluster shape - 4 nodes x 2 CPUs on loopback, slurmdbd + MariaDB - first
 # with Fairway's plugins (priority/fairway + sched/fairway), then with
 # Slurm's own (priority/multifactor + sched/backfill), and print both
@@ -16,17 +17,25 @@
 #   differences.txt  tests allowed to pass with Slurm's plugins and fail
 #                    with Fairway's, with reasons (deliberate differences,
 #                    and known bugs with the item that fixes them)
+#   lists.py         reads the three lists for the Slurm release under test
+#                    ("[22.05] ..." lines apply to that release only,
+#                    "[24.11+] ..." from that release on; test names
+#                    are resolved through Slurm's testsuite/README, which
+#                    maps 23.02+'s numbered files to their former paths)
 #   fairway_atf.py   the adapter (pytest plugin) that lets the ATF's
 #                    PriorityType/SchedulerType gates accept Fairway's plugins
 #
 # Fails when a test passes with Slurm's plugins and fails with Fairway's
-# without an entry in differences.txt.  Slurm's tree is not touched: the
-# suite is copied to a scratch directory and run from there.
+# without an entry in differences.txt, and before running anything when a
+# test file of the suite is in neither selection.txt nor excluded.txt.
+# Slurm's tree is not touched: the suite is copied to a scratch directory
+# and run from there.
 #
 # Environment: FW_PORT_OFFSET shifts the ports (default base 17800),
 # FW_PYTEST_DIR the scratch directory (default /tmp/fairway-slurm-pytest),
 # FW_BUILD the Fairway build tree (default: this checkout), FW_PYTHON the
-# interpreter (default /usr/bin/python3).
+# interpreter (default /usr/bin/python3), FW_SLURM_SOURCE the configured
+# Slurm tree (default: contrib/slurm-source.sh's).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -38,15 +47,20 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --doc) doc=$2; shift 2;;
     --only) only=$2; shift 2;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0;;
     *) echo "run.sh: unknown option $1" >&2; exit 2;;
   esac
 done
 die() { echo "slurm-pytest: ERROR: $*" >&2; exit 1; }
 
-src=$(bash "$top/contrib/slurm-source.sh" --print-dir) || die "no Slurm source tree"
+src=${FW_SLURM_SOURCE:-$(bash "$top/contrib/slurm-source.sh" --print-dir)} || die "no Slurm source tree"
 src=$(readlink -f "$src")
 [ -d "$src/testsuite/python/lib" ] || die "$src/testsuite/python not found (contrib/slurm-source.sh)"
+# The release of the tree (X.Y), which must be the one of the daemons
+ver=$(sed -n 's/^#define SLURM_VERSION_STRING "\([0-9]*\.[0-9]*\)\..*"/\1/p' "$src/config.h")
+[ -n "$ver" ] || die "no SLURM_VERSION_STRING in $src/config.h (configured tree?)"
+dver=$(slurmctld-wlm -V 2>/dev/null | awk '{ print $2 }')
+[ "${dver%.*}" = "$ver" ] || die "the Slurm tree is $ver but slurmctld-wlm is ${dver:-missing}"
 # Debian's interpreter, which has Debian's python3-pytest (a python3 earlier
 # in PATH, e.g. pyenv's, may not)
 py=${FW_PYTHON:-/usr/bin/python3}
@@ -57,11 +71,11 @@ mkdir -p "$out"
 # files next to the tests, and the prepared tree stays as it is.
 rm -rf "$out/python"
 cp -a "$src/testsuite/python" "$out/python"
-mapfile -t selection < <(sed 's/#.*//' "$here/selection.txt" | awk 'NF {print $1}')
-[ ${#selection[@]} -gt 0 ] || die "empty selection"
-for t in "${selection[@]}"; do
-  [ -e "$out/python/$t" ] || die "selected test $t is not in Slurm's suite"
-done
+cp "$src/testsuite/README" "$out/README" 2>/dev/null || : > "$out/README"
+sel=$("$py" "$here/lists.py" selection --suite "$out/python" --readme "$out/README" \
+  --version "$ver") || die "selection.txt/excluded.txt do not fit Slurm $ver's suite (above)"
+mapfile -t selection <<< "$sel"
+echo "==> Slurm $ver ($dver): $(grep -vc '^--' <<< "$sel") test files of $src/testsuite/python"
 
 # run_side LABEL [cluster-start options]: one run of the selection against a
 # fresh cluster; results in $out/LABEL.xml (JUnit) and $out/LABEL.log.
@@ -105,6 +119,6 @@ rm -f "$out"/*.xml
 [ "$only" = fairway ] || run_side slurm --no-fairway
 [ -z "$only" ] || exit 0
 "$py" "$here/report.py" --fairway "$out/fairway.xml" --slurm "$out/slurm.xml" \
-  --differences "$here/differences.txt" \
+  --differences "$here/differences.txt" --version "$ver" --readme "$out/README" \
   --seconds "$(cat "$out/fairway.seconds")" "$(cat "$out/slurm.seconds")" \
   ${doc:+--doc "$doc"}

@@ -32,6 +32,7 @@ include testsuite/unit/prio.mk
 include testsuite/unit/fs.mk
 include testsuite/unit/plan.mk
 include testsuite/unit/config.mk
+include testsuite/unit/topo.mk
 include testsuite/unit/sim.mk
 include testsuite/fuzz/local.mk
 

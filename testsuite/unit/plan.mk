@@ -4,6 +4,7 @@
 PLAN_TEST_SRC = testsuite/unit/test_plan.c testsuite/unit/test_plan_conf.c \
 	testsuite/unit/test_plan_bitset.c testsuite/unit/test_plan_prop.c \
 	testsuite/unit/test_plan_size.c testsuite/unit/test_plan_share.c \
+	testsuite/unit/test_plan_preempt.c \
 	testsuite/unit/test_plan_util.c testsuite/unit/test_plan_util.h
 
 check_PROGRAMS += testsuite/unit/test_plan

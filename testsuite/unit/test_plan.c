@@ -1572,6 +1572,7 @@ int main(void)
 	srunner_add_suite(sr, plan_prop_suite());
 	srunner_add_suite(sr, plan_size_suite());
 	srunner_add_suite(sr, plan_share_suite());
+	srunner_add_suite(sr, plan_preempt_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -40,5 +40,6 @@ Suite *plan_sched_suite(void);
 Suite *plan_prop_suite(void);
 Suite *plan_size_suite(void);
 Suite *plan_share_suite(void);
+Suite *plan_preempt_suite(void);
 
 #endif

@@ -748,13 +748,24 @@ START_TEST(topology_islands)
 	ck_assert_int_eq(c.node[3].island, 1);
 	ck_assert_int_eq(c.node[4].island, -1);
 	ck_assert_str_eq(c.island_name[1], "s1");
-	const char *bad = "SwitchName=s2 Nodes=n1\n";
-	ck_assert_int_eq(sim_read_topology_mem(&c, "topology.conf", bad, strlen(bad), &e), -1);
-	check_err(&e, "topology.conf", 1, "Nodes", "n1", "already under leaf switch s0");
-	bad = "\nSwitchName=s3 Nodes=x9\n";
-	ck_assert_int_eq(sim_read_topology_mem(&c, "topology.conf", bad, strlen(bad), &e), -1);
-	check_err(&e, "topology.conf", 2, "Nodes", "x9", "does not define");
-	bad = "SwitchName=s4 Nodes=n[\n";
+	/* Reading another file replaces the islands.  What Slurm only
+	 * warns about is a warning: n1 stays under s2 (listed first), x9 is
+	 * not a node. */
+	const char *warn = "SwitchName=s2 Nodes=n[1-2]\n"
+			   "SwitchName=s3 Nodes=n1,x9\n";
+	ck_assert_int_eq(sim_read_topology_mem(&c, "topology.conf", warn, strlen(warn), &e), 0);
+	ck_assert_int_eq(c.nislands, 2);
+	ck_assert_str_eq(c.island_name[0], "s2");
+	ck_assert_int_eq(c.node[0].island, 0);
+	ck_assert_int_eq(c.node[1].island, 0);
+	ck_assert_int_eq(c.node[2].island, -1);
+	ck_assert_int_eq(c.topo_warn.multi, 1);
+	check_err(&c.topo_warn.first_multi, "topology.conf", 2, "Nodes", "n1",
+		  "also under leaf switch s2");
+	ck_assert_int_eq(c.topo_warn.unknown, 1);
+	check_err(&c.topo_warn.first_unknown, "topology.conf", 2, "Nodes", "x9",
+		  "does not have");
+	const char *bad = "SwitchName=s4 Nodes=n[\n";
 	ck_assert_int_eq(sim_read_topology_mem(&c, "topology.conf", bad, strlen(bad), &e), -1);
 	/* the hostlist's own reason survives (found by fuzzing: it was lost) */
 	check_err(&e, "topology.conf", 1, "Nodes", "n[", "unbalanced brackets");

@@ -54,11 +54,9 @@ _Static_assert(SLURM_VERSION_NUMBER >= FW_SLURM_VER(22, 5, 0) &&
 #include "src/interfaces/burst_buffer.h"
 #include "src/interfaces/gres.h"
 #include "src/interfaces/priority.h"
-#include "src/interfaces/topology.h"
 #else
 #include "src/common/gres.h"
 #include "src/common/slurm_priority.h"
-#include "src/common/slurm_topology.h"
 #include "src/slurmctld/burst_buffer.h"
 #endif
 
@@ -273,15 +271,24 @@ static inline void fw_factors_set_names(priority_factors_object_t *o,
 #define FW_PRIO_MULT(job) ((job)->part_prio)
 #endif
 
+/* The QOS list of a multi-QOS job (24.11+; sorted by priority, highest
+ * first), NULL for a job with one QOS and before 24.11. */
+static inline list_t *fw_job_qos_list(const job_record_t *job)
+{
+#if FW_SLURM_AT_LEAST(24, 11, 0)
+	return job->qos_list;
+#else
+	(void)job;
+	return NULL;
+#endif
+}
+
 /* Number of QOS a job's priority array is multiplied by (1 before 24.11). */
 static inline int fw_job_qos_count(const job_record_t *job)
 {
-#if FW_SLURM_AT_LEAST(24, 11, 0)
-	return job->qos_list ? list_count(job->qos_list) : 1;
-#else
-	(void)job;
-	return 1;
-#endif
+	list_t *l = fw_job_qos_list(job);
+
+	return l ? list_count(l) : 1;
 }
 
 /* Drop the job's per-partition priorities. */
@@ -304,14 +311,26 @@ static inline void fw_job_prio_array_free(job_record_t *job)
 
 /*
  * The job's per-partition priority array, allocated (zeroed) with n + 1
- * entries when it has none; n is partitions x fw_job_qos_count().  From
- * 24.05 the partition names that go with it are set too.
+ * entries when it has none or a smaller one; n is partitions x
+ * fw_job_qos_count().  From 24.05 the partition names that go with it are
+ * set too.  The size is checked (xsize()) because slurmctld does not always
+ * drop the array when n grows: from 24.11 it keeps it when a pending job's
+ * QOS list changes (_update_job frees it for a partition change only), and
+ * its copy for a split job array holds partitions, not partitions x QOS.
  */
+static inline size_t fw_prio_array_bytes(int n)
+{
+	return (size_t)(n + 1) * sizeof(uint32_t);
+}
+
 static inline uint32_t *fw_job_prio_array(job_record_t *job, int n)
 {
 #ifdef FW_PRIO_MULT
 	if (!FW_PRIO_MULT(job))
 		FW_PRIO_MULT(job) = xmalloc(sizeof(*FW_PRIO_MULT(job)));
+	if (FW_PRIO_MULT(job)->priority_array &&
+	    xsize(FW_PRIO_MULT(job)->priority_array) < fw_prio_array_bytes(n))
+		xfree(FW_PRIO_MULT(job)->priority_array);
 	if (!FW_PRIO_MULT(job)->priority_array) {
 		FW_PRIO_MULT(job)->priority_array = xcalloc(n + 1, sizeof(uint32_t));
 		FW_PRIO_MULT(job)->last_update = time(NULL);
@@ -327,6 +346,9 @@ static inline uint32_t *fw_job_prio_array(job_record_t *job, int n)
 #endif
 	return FW_PRIO_MULT(job)->priority_array;
 #else
+	if (job->priority_array &&
+	    xsize(job->priority_array) < fw_prio_array_bytes(n))
+		xfree(job->priority_array);
 	if (!job->priority_array)
 		job->priority_array = xcalloc(n + 1, sizeof(uint32_t));
 	return job->priority_array;
@@ -349,38 +371,43 @@ static inline void fw_queue_rec_apply_qos(job_record_t *job,
 }
 
 /*
- * Switches of topology/tree.  Up to 23.11 slurmctld exports the switch
- * table; from 24.05 it is private to the topology/tree plugin and
- * topology_g_get(TOPO_DATA_TOPOLOGY_PTR) returns a copy in a structure that
- * no header declares, so Fairway sees no switches there (no islands).
+ * Islands come from topology.conf on every release (sched/fairway reads it
+ * with the core's fw_topo, from where Slurm reads it: get_extra_conf_path(),
+ * beside slurm.conf).  Slurm's own switch table is not used: it is private
+ * to topology/tree from 24.05.  From 25.05 Slurm reads topology.yaml
+ * instead of topology.conf when that file exists; Fairway does not read
+ * topology.yaml and then has no islands (sched_fairway(8)).
  */
-static inline int fw_switch_count(void)
-{
-#if FW_SLURM_AT_LEAST(24, 5, 0)
-	return 0;
-#else
-	return switch_record_table ? switch_record_cnt : 0;
-#endif
-}
+#define FW_SLURM_READS_TOPOLOGY_YAML FW_SLURM_AT_LEAST(25, 5, 0)
 
-static inline int fw_switch_level(int i)
-{
-#if FW_SLURM_AT_LEAST(24, 5, 0)
-	(void)i;
-	return -1;
-#else
-	return switch_record_table[i].level;
-#endif
-}
 
-static inline bitstr_t *fw_switch_nodes(int i)
-{
-#if FW_SLURM_AT_LEAST(24, 5, 0)
-	(void)i;
-	return NULL;
+/* ------------------------------------------------------- shared nodes */
+
+/* 25.11 renamed SelectTypeParameters' CR_* flags SELECT_* (same bits). */
+#if FW_SLURM_AT_LEAST(25, 11, 0)
+#define FW_CR_CPU SELECT_CPU
+#define FW_CR_SOCKET SELECT_SOCKET
+#define FW_CR_CORE SELECT_CORE
+#define FW_CR_MEMORY SELECT_MEMORY
 #else
-	return switch_record_table[i].node_bitmap;
+#define FW_CR_CPU CR_CPU
+#define FW_CR_SOCKET CR_SOCKET
+#define FW_CR_CORE CR_CORE
+#define FW_CR_MEMORY CR_MEMORY
 #endif
+
+/*
+ * Does the job want its nodes to itself (--exclusive, --exclusive=user or
+ * =mcs, a topology block)?  Up to 23.11 details->whole_node is a value
+ * (1 --exclusive, 2 =user, 3 =mcs); from 24.05 it is a set of bits
+ * (WHOLE_NODE_REQUIRED 0x1, _USER 0x2, _MCS 0x4, WHOLE_TOPO 0x8).  Either
+ * way zero means "shares nodes"; the planner gives every other kind whole
+ * nodes (for =user and =mcs an over-estimate: Slurm lets jobs of the same
+ * user or MCS label share them).
+ */
+static inline bool fw_job_whole_node(const job_record_t *job)
+{
+	return job->details && job->details->whole_node != 0;
 }
 
 #endif /* FW_COMPAT_H */

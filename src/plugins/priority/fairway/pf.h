@@ -34,10 +34,13 @@ struct pf_charge {
 /* One job (in one partition) of a recalculation (pf_recalc.c). */
 struct pf_work {
 	uint32_t job_id;
-	uint16_t nparts;          /* entries of this job: 1, or its partitions */
+	uint32_t nent;            /* entries of this job: partitions x QOS */
 	uint16_t part_idx;        /* index in part_ptr_list */
+	uint16_t qos_idx, nqos;   /* index in the job's QOS list, its length */
 	bool has_tres;            /* tres_off holds TRES counts */
 	part_record_t *part;      /* compared, never dereferenced, after unlock */
+	const void *qos;          /* QOS of the entry (NULL: the job's only one);
+				   * compared, never dereferenced */
 	size_t tres_off;          /* job's TRES, then the partition's, in work_tres */
 	struct fw_prio_job in;
 	uint32_t priority;
@@ -135,7 +138,8 @@ void pf_usage_free(void);
 /* pf_jobs.c: jobs to the core and back. Caller holds the job lock
  * (W to store results), assoc_mgr {assoc R, qos R} and pf.mu. */
 uint32_t pf_compute_job(job_record_t *job, fw_time_t now, bool store);
-void pf_fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
+void pf_fill_job(job_record_t *job, part_record_t *part,
+		 const slurmdb_qos_rec_t *qos, fw_time_t now,
 		 struct fw_prio_job *j, uint64_t *tres, uint64_t *part_tres);
 void pf_fill_ctx(struct fw_prio_ctx *ctx, fw_time_t now);
 void pf_store_sprio(priority_factors_t *f, const struct fw_prio_sprio *sp);

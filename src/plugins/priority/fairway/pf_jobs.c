@@ -61,9 +61,12 @@ static int32_t clamp_i32(int64_t v, int32_t lo, int32_t hi)
 	return v < lo ? lo : v > hi ? hi : (int32_t)v;
 }
 
-/* Fill the core's view of job in partition part.  tres buffers are
- * caller-owned arrays of slurmctld_tres_cnt entries. */
-void pf_fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
+/* Fill the core's view of job in partition part under QOS qos (NULL: the
+ * job's own, job->qos_ptr; another one for the entries of a multi-QOS
+ * job).  tres buffers are caller-owned arrays of slurmctld_tres_cnt
+ * entries. */
+void pf_fill_job(job_record_t *job, part_record_t *part,
+		 const slurmdb_qos_rec_t *qos, fw_time_t now,
 		 struct fw_prio_job *j, uint64_t *tres, uint64_t *part_tres)
 {
 	const struct fw_prio_conf *c = pf.conf->prio;
@@ -77,8 +80,10 @@ void pf_fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
 	j->account_id = job->assoc_id;
 	j->user = fw_prio_resolve(c, FW_PRIO_USER, pf_job_user(job));
 	j->account = job->account ? fw_prio_resolve(c, FW_PRIO_ACCOUNT, job->account) : -1;
-	j->qos = job->qos_ptr && job->qos_ptr->name ?
-		fw_prio_resolve(c, FW_PRIO_QOS, job->qos_ptr->name) : -1;
+	if (!qos)
+		qos = job->qos_ptr;
+	j->qos = qos && qos->name ?
+		fw_prio_resolve(c, FW_PRIO_QOS, qos->name) : -1;
 	j->partition = part ? fw_prio_resolve(c, FW_PRIO_PARTITION, part->name) : -1;
 
 	if (d) {
@@ -127,10 +132,9 @@ void pf_fill_job(job_record_t *job, part_record_t *part, fw_time_t now,
 		j->part_prio_norm = part->norm_priority;
 		j->part_tier = part->priority_tier;
 	}
-	if (job->qos_ptr) {
-		j->qos_prio_raw = job->qos_ptr->priority;
-		j->qos_prio_norm = job->qos_ptr->usage ?
-			job->qos_ptr->usage->norm_priority : 0.0;
+	if (qos) {
+		j->qos_prio_raw = qos->priority;
+		j->qos_prio_norm = qos->usage ? qos->usage->norm_priority : 0.0;
 	}
 	if (job->assoc_ptr) {
 		j->assoc_prio_raw = job->assoc_ptr->priority;
@@ -196,54 +200,79 @@ void pf_store_sprio(priority_factors_t *f, const struct fw_prio_sprio *sp)
 	}
 }
 
-/* One partition: the full breakdown. */
+/* One partition (and QOS, NULL: the job's own): the full breakdown. */
 static uint32_t compute_in(job_record_t *job, part_record_t *part,
-			   fw_time_t now, struct fw_prio_result *res)
+			   const slurmdb_qos_rec_t *qos, fw_time_t now,
+			   struct fw_prio_result *res)
 {
 	struct fw_prio_job j;
 	struct fw_prio_ctx ctx;
 	uint64_t tres[slurmctld_tres_cnt > 0 ? slurmctld_tres_cnt : 1];
 	uint64_t part_tres[slurmctld_tres_cnt > 0 ? slurmctld_tres_cnt : 1];
 
-	pf_fill_job(job, part, now, &j, tres, part_tres);
+	pf_fill_job(job, part, qos, now, &j, tres, part_tres);
 	pf_fill_ctx(&ctx, now);
 	return fw_prio_compute(pf.conf->prio, &ctx, &j, res);
 }
 
+/* The entries of partition number p: one, or one per QOS of the list. */
+static void part_entries(job_record_t *job, part_record_t *part, int p,
+			 list_t *qos_list, int nqos, uint32_t *arr,
+			 fw_time_t now)
+{
+	struct fw_prio_result res;
+	slurmdb_qos_rec_t *qos;
+	list_itr_t *it;
+	int q = 0;
+
+	if (!qos_list) {
+		arr[p] = compute_in(job, part, NULL, now, &res);
+		return;
+	}
+	it = list_iterator_create(qos_list);
+	while ((qos = list_next(it)) && q < nqos) {
+		arr[p * nqos + q] = compute_in(job, part, qos, now, &res);
+		q++;
+	}
+	list_iterator_destroy(it);
+}
+
 /*
- * One entry per partition of a multi-partition job, repeated for each QOS
- * of a multi-QOS job (Slurm 24.11+ indexes partition x QOS; Fairway's
- * priority depends on the job's own QOS only).
+ * The priority array of a job in several partitions or (24.11+) with
+ * several QOS, as Slurm indexes it: entry p * nqos + q for partition p of
+ * part_ptr_list (the job's partition alone when it has no list) and QOS q
+ * of its QOS list, each computed with that partition and that QOS, as
+ * priority/multifactor does.  Other jobs have none.
  */
 static void compute_priority_array(job_record_t *job, fw_time_t now)
 {
-	struct fw_prio_result res;
-	list_itr_t *it;
-	part_record_t *part;
+	list_t *qos_list = fw_job_qos_list(job);
 	int p = 0, n, nqos = fw_job_qos_count(job);
+	part_record_t *part;
+	list_itr_t *it;
 	uint32_t *arr;
 
-	if (!job->part_ptr_list) {
+	if (!job->part_ptr_list && !qos_list) {
 		fw_job_prio_array_free(job);
+		return;
+	}
+	if (!job->part_ptr_list) {
+		arr = fw_job_prio_array(job, nqos);
+		part_entries(job, job->part_ptr, 0, qos_list, nqos, arr, now);
 		return;
 	}
 	n = list_count(job->part_ptr_list);
 	arr = fw_job_prio_array(job, n * nqos);
 	it = list_iterator_create(job->part_ptr_list);
-	while ((part = list_next(it)) && p < n) {
-		uint32_t prio = compute_in(job, part, now, &res);
-
-		for (int q = 0; q < nqos; q++)
-			arr[p * nqos + q] = prio;
-		p++;
-	}
+	while ((part = list_next(it)) && p < n)
+		part_entries(job, part, p++, qos_list, nqos, arr, now);
 	list_iterator_destroy(it);
 }
 
 uint32_t pf_compute_job(job_record_t *job, fw_time_t now, bool store)
 {
 	struct fw_prio_result res;
-	uint32_t prio = compute_in(job, job->part_ptr, now, &res);
+	uint32_t prio = compute_in(job, job->part_ptr, NULL, now, &res);
 
 	if (!store)
 		return prio;
@@ -280,7 +309,7 @@ priority_factors_object_t *pf_factors_object(job_record_t *job,
 		 * another one. */
 		slurm_copy_priority_factors(fw_factors_of(o), job->prio_factors);
 	} else {
-		compute_in(job, part, now, &res);
+		compute_in(job, part, NULL, now, &res);
 		pf_store_sprio(fw_factors_of(o), &res.sprio);
 	}
 	fw_factors_set_job(o, job->job_id);
@@ -316,7 +345,7 @@ static void explain_partition(job_record_t *job, part_record_t *part,
 	size_t need;
 	char *text;
 
-	pf_fill_job(job, part, now, &j, tres, part_tres);
+	pf_fill_job(job, part, NULL, now, &j, tres, part_tres);
 	pf_fill_ctx(&ctx, now);
 	fw_prio_compute(pf.conf->prio, &ctx, &j, &res);
 	snprintf(line, sizeof(line), "Partition %s:\n", part ? part->name : "(none)");
@@ -416,7 +445,8 @@ void pf_accrue_tick(fw_time_t now)
 			cap = cap ? cap * 2 : 1024;
 			jobs = xrecalloc(jobs, cap, sizeof(*jobs));
 		}
-		pf_fill_job(job, job->part_ptr, now, &jobs[n++], NULL, NULL);
+		pf_fill_job(job, job->part_ptr, NULL, now, &jobs[n++], NULL,
+			    NULL);
 	}
 	list_iterator_destroy(it);
 	fw_accrue_tick(pf.accrue, jobs, n, now);

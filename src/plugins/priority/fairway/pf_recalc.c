@@ -118,8 +118,9 @@ void pf_recalc_free(void)
 
 /* ------------------------------------------------------------- gather */
 
-static void gather_one(job_record_t *job, part_record_t *part, uint16_t idx,
-		       uint16_t nparts, fw_time_t now)
+static void gather_one(job_record_t *job, part_record_t *part,
+		       slurmdb_qos_rec_t *qos, uint16_t idx, uint16_t qidx,
+		       uint16_t nqos, uint32_t nent, fw_time_t now)
 {
 	int nt = slurmctld_tres_cnt > 0 ? slurmctld_tres_cnt : 0;
 	struct pf_work *w;
@@ -130,29 +131,59 @@ static void gather_one(job_record_t *job, part_record_t *part, uint16_t idx,
 	w->job_id = job->job_id;
 	w->part = part;
 	w->part_idx = idx;
-	w->nparts = nparts;
+	w->qos = qos;
+	w->qos_idx = qidx;
+	w->nqos = nqos;
+	w->nent = nent;
 	w->tres_off = off;
 	/* TRES pointers are set in the compute phase: the pool may move */
-	pf_fill_job(job, part, now, &w->in, pf.work_tres + off,
+	pf_fill_job(job, part, qos, now, &w->in, pf.work_tres + off,
 		    pf.work_tres + off + nt);
 	w->in.tres = NULL;
 	w->in.part_tres_total = NULL;
 	w->has_tres = pf.tres_bound && nt > 0;
 }
 
+/* Partition number idx: one entry, or one per QOS of a multi-QOS job. */
+static void gather_part(job_record_t *job, part_record_t *part, uint16_t idx,
+			list_t *qos_list, uint16_t nqos, uint32_t nent,
+			fw_time_t now)
+{
+	slurmdb_qos_rec_t *qos;
+	list_itr_t *it;
+	uint16_t q = 0;
+
+	if (!qos_list) {
+		gather_one(job, part, NULL, idx, 0, 1, nent, now);
+		return;
+	}
+	it = list_iterator_create(qos_list);
+	while ((qos = list_next(it)) && q < nqos)
+		gather_one(job, part, qos, idx, q++, nqos, nent, now);
+	list_iterator_destroy(it);
+}
+
+/* Entries partitions x QOS, in Slurm's order (compute_priority_array()). */
 static void gather_job(job_record_t *job, fw_time_t now)
 {
+	list_t *qos_list = fw_job_qos_list(job);
+	int nqos = fw_job_qos_count(job);
+	int n = job->part_ptr_list ? list_count(job->part_ptr_list) : 1;
+
+	if (n > UINT16_MAX || nqos > UINT16_MAX)
+		return; /* not a real job; it keeps its priority */
 	if (job->part_ptr_list) {
 		list_itr_t *pit = list_iterator_create(job->part_ptr_list);
-		int n = list_count(job->part_ptr_list);
 		part_record_t *part;
 		uint16_t i = 0;
 
 		while ((part = list_next(pit)) && i < n)
-			gather_one(job, part, i++, (uint16_t)n, now);
+			gather_part(job, part, i++, qos_list, (uint16_t)nqos,
+				    (uint32_t)(n * nqos), now);
 		list_iterator_destroy(pit);
 	} else {
-		gather_one(job, job->part_ptr, 0, 1, now);
+		gather_part(job, job->part_ptr, 0, qos_list, (uint16_t)nqos,
+			    (uint32_t)nqos, now);
 	}
 }
 
@@ -283,12 +314,17 @@ static bool touched(uint32_t job_id)
 
 /* ------------------------------------------------------------- apply */
 
-/* Are the entries [w, w + w->nparts) still about this job's partitions? */
+/* Are the entries [w, w + w->nent) still about this job's partitions
+ * and QOS? */
 static bool same_partitions(const job_record_t *job, const struct pf_work *w)
 {
+	int nqos = fw_job_qos_count(job);
+
+	if (w->nqos != nqos)
+		return false;
 	if (!job->part_ptr_list)
-		return w->nparts == 1 && w->part == job->part_ptr;
-	return list_count(job->part_ptr_list) == w->nparts;
+		return w->nent == (uint32_t)nqos && w->part == job->part_ptr;
+	return (uint32_t)(list_count(job->part_ptr_list) * nqos) == w->nent;
 }
 
 static bool apply_job(job_record_t *job, const struct pf_work *w)
@@ -296,19 +332,20 @@ static bool apply_job(job_record_t *job, const struct pf_work *w)
 	const struct pf_work *mainw = NULL;
 	uint32_t old = job->priority;
 
-	if (job->part_ptr_list) {
-		/* Partition x QOS entries (see compute_priority_array()). */
-		int nqos = fw_job_qos_count(job);
-		uint32_t *arr = fw_job_prio_array(job, w->nparts * nqos);
+	if (job->part_ptr_list || fw_job_qos_list(job)) {
+		/* Partition x QOS entries (see compute_priority_array());
+		 * the job's own priority is that of its partition and QOS. */
+		uint32_t *arr = fw_job_prio_array(job, w->nent);
 
-		for (uint16_t k = 0; k < w->nparts; k++) {
-			for (int q = 0; q < nqos; q++)
-				arr[w[k].part_idx * nqos + q] = w[k].priority;
-			if (w[k].part == job->part_ptr)
+		for (uint32_t k = 0; k < w->nent; k++) {
+			arr[w[k].part_idx * w[k].nqos + w[k].qos_idx] =
+				w[k].priority;
+			if (!mainw && w[k].part == job->part_ptr &&
+			    (!w[k].qos || w[k].qos == job->qos_ptr))
 				mainw = &w[k];
 		}
 		if (!mainw)
-			mainw = w; /* part_ptr not among them: first partition */
+			mainw = w; /* not among them: the first entry */
 	} else {
 		fw_job_prio_array_free(job);
 		mainw = w;
@@ -340,14 +377,14 @@ static void apply(struct pf_recalc_stats *st)
 		if (pf.work_part_update != last_part_update) {
 			/* partitions were rebuilt: entries may name freed
 			 * records; the next recalculation starts over */
-			for (; i < pf.work_len; i += pf.work[i].nparts)
+			for (; i < pf.work_len; i += pf.work[i].nent)
 				st->skipped++;
 		}
 		while (i < pf.work_len) {
 			const struct pf_work *w = &pf.work[i];
 			job_record_t *job = find_job_record(w->job_id);
 
-			i += w->nparts;
+			i += w->nent;
 			if (!job || !pf_needs_priority(job, running) ||
 			    touched(w->job_id) || !same_partitions(job, w)) {
 				st->skipped++;

@@ -367,6 +367,7 @@ void fini(void)
 	pthread_mutex_lock(&sf.mu);
 	fw_cluster_free(sf.cluster);
 	sf.cluster = NULL;
+	sf_topo_free();
 	for (int i = 0; sf.lic_names && sf.lic_names[i]; i++)
 		xfree(sf.lic_names[i]);
 	xfree(sf.lic_names);

@@ -18,6 +18,7 @@
 #include "fw_bitset.h"
 #include "fw_config.h"
 #include "fw_plan.h"
+#include "fw_topo.h"
 
 #define PLUGIN "sched/fairway"
 #define SF_STATE_FILE "fairway_sched_state"
@@ -36,6 +37,8 @@ struct sf_jobinfo {
 	uint32_t blocker_job;     /* job whose reservation blocks it, 0 */
 	int32_t blocker_lic;
 	char *nodes;              /* planned nodes (malloc'd) or NULL */
+	char *waits_for;          /* shared nodes: what holds its planned
+				     nodes until its start (malloc'd), NULL */
 	char *partition;          /* malloc'd */
 };
 
@@ -65,7 +68,15 @@ struct sf {
 	struct fw_cluster *cluster;       /* rebuilt when nodes/partitions change */
 	time_t cluster_node_stamp, cluster_part_stamp;
 	char **lic_names;                 /* cluster license index -> name */
+	struct fw_topo *topo;             /* topology.conf, NULL: no islands */
+	time_t topo_stamp;                /* slurm_conf.last_update it was read at */
+	bool topo_read, topo_warned;
 	int bit_word_off;                 /* first data word of a Slurm bitmap, -1: copy bit by bit */
+	/* Shared nodes (select/cons_tres, cons_res): per planner partition,
+	 * the CPUs of one allocation unit (a core's or a socket's threads)
+	 * and whether memory is a consumable resource there. */
+	uint32_t *part_cpu_unit;
+	bool *part_mem;
 	bool main_sched_off;              /* sched_interval=-1 given */
 
 	/* timing */
@@ -88,12 +99,18 @@ extern struct sf sf;
 
 /* sf_cluster.c */
 int sf_cluster_refresh(struct fw_err *err);
+void sf_topo_free(void);
 void sf_bits_from_slurm(struct fw_bitset *dst, bitstr_t *src);
 /* The planner's name of a GRES: "NAME", or "NAME:TYPE" for a typed one;
  * nodes (sf_cluster.c) and jobs (sf_pass.c) must name them alike. */
 const char *sf_gres_key(char *buf, size_t len, const char *name,
 			const char *type);
 void sf_bits_to_slurm(bitstr_t *dst, const struct fw_bitset *src);
+/* SelectTypeParameters in effect for jobs of a partition (its own
+ * CR_Core/CR_Socket if any, as select/cons_tres applies them). */
+uint16_t sf_part_cr_type(const part_record_t *part);
+/* CPUs per core of a node as select/cons_tres allocates them. */
+uint32_t sf_node_tpc(const node_record_t *n);
 bool sf_bitcopy_selftest(void);
 
 /* sf_pass.c */

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "slurm/slurm.h"
 
@@ -18,6 +19,7 @@
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
+#include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/licenses.h"
@@ -130,33 +132,84 @@ bool sf_bitcopy_selftest(void)
 /* ------------------------------------------------------------ islands */
 
 /*
- * Islands (seed 002, Fram): the groups of nodes a job should stay inside.
- * With a two-or-more-level topology (topology.conf switches) they are the
- * switches just below the top level; with a single level, the leaf
- * switches.  Node -> island index, -1 when not under any.
+ * Islands (seed 002, Fram): the leaf switches of topology/tree's
+ * topology.conf, read by the core's fw_topo - the reader fairway-sim uses -
+ * on every Slurm release (Slurm's switch table is private to topology/tree
+ * from 24.05).  The file is the one Slurm reads (get_extra_conf_path():
+ * beside slurm.conf), read again only when slurm.conf was (a reconfigure),
+ * as Slurm does, not on partition changes.  Problems are logged once per
+ * reading, one line each, naming file, line, key and value; a file
+ * topology/tree would refuse gives no islands, never a failure.
  */
+void sf_topo_free(void)
+{
+	fw_topo_free(sf.topo);
+	sf.topo = NULL;
+	sf.topo_read = false;
+}
+
+static void topo_load(void)
+{
+	char yaml_name[] = "topology.yaml", conf_name[] = "topology.conf";
+	char *path, buf[1024];
+	struct fw_err err;
+	struct stat st;
+
+	sf_topo_free();
+	sf.topo_read = true;
+	sf.topo_warned = false;
+	sf.topo_stamp = slurm_conf.last_update;
+	if (FW_SLURM_READS_TOPOLOGY_YAML) {
+		path = get_extra_conf_path(yaml_name);
+		if (!stat(path, &st)) {
+			info("%s: %s exists: Slurm uses it instead of topology.conf, and Fairway does not read topology.yaml: no islands (TopologyPlacement has no effect)",
+			     PLUGIN, path);
+			xfree(path);
+			return;
+		}
+		xfree(path);
+	}
+	if (xstrcmp(slurm_conf.topology_plugin, "topology/tree")) {
+		debug("%s: TopologyPlugin is %s, not topology/tree: no islands",
+		      PLUGIN, slurm_conf.topology_plugin ?
+		      slurm_conf.topology_plugin : "(none)");
+		return;
+	}
+	path = get_extra_conf_path(conf_name);
+	sf.topo = fw_topo_read(path, &err);
+	if (!sf.topo)
+		error("%s: %s: no islands (TopologyPlacement has no effect)",
+		      PLUGIN, fw_err_str(&err, buf, sizeof(buf)));
+	xfree(path);
+}
+
+/* Node index -> island number (leaf switch), -1 when under none. */
 static void island_of_nodes(int32_t *island, int nnodes)
 {
-	int top = -1, want, nsw = fw_switch_count();
+	const char **names;
+	struct fw_topo_warn w;
+	uint32_t used;
+	char buf[1024];
 
+	if (!sf.topo_read || sf.topo_stamp != slurm_conf.last_update)
+		topo_load();
+	names = xcalloc(nnodes ? nnodes : 1, sizeof(*names));
 	for (int i = 0; i < nnodes; i++)
-		island[i] = -1;
-	if (nsw <= 0)
+		names[i] = node_record_table_ptr[i] ?
+			   node_record_table_ptr[i]->name : NULL;
+	used = fw_topo_islands(sf.topo, names, (uint32_t)nnodes, island, &w);
+	xfree(names);
+	if (!sf.topo || sf.topo_warned)
 		return;
-	for (int s = 0; s < nsw; s++)
-		if (fw_switch_level(s) > top)
-			top = fw_switch_level(s);
-	want = top > 0 ? top - 1 : 0;
-	for (int s = 0; s < nsw; s++) {
-		bitstr_t *nodes = fw_switch_nodes(s);
-
-		if (fw_switch_level(s) != want || !nodes)
-			continue;
-		for (int64_t i = bit_ffs(nodes);
-		     i >= 0 && i < nnodes && i < bit_size(nodes); i++)
-			if (bit_test(nodes, i) && island[i] < 0)
-				island[i] = s;
-	}
+	sf.topo_warned = true;
+	info("%s: islands from %s: %u leaf switches (%u with nodes), %u nodes under none",
+	     PLUGIN, sf.topo->file, sf.topo->nislands, used, w.outside);
+	if (w.unknown)
+		info("%s: warning: %s", PLUGIN,
+		     fw_err_str(&w.first_unknown, buf, sizeof(buf)));
+	if (w.multi)
+		info("%s: warning: %s", PLUGIN,
+		     fw_err_str(&w.first_multi, buf, sizeof(buf)));
 }
 
 /* GPUs as configured (gres.conf / Gres=), whatever AccountingStorageTRES
@@ -277,6 +330,14 @@ static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 			d.name = n->name;
 			d.cpus = n->cpus;
 			d.mem_mb = n->real_memory;
+			if (c->shared) {
+				/* what cons_tres hands out: no specialised
+				 * cores, no MemSpecLimit */
+				if (n->cpus_efctv && n->cpus_efctv < n->cpus)
+					d.cpus = n->cpus_efctv;
+				d.mem_mb = n->real_memory > n->mem_spec_limit ?
+					   n->real_memory - n->mem_spec_limit : 0;
+			}
 			d.gpus = node_gpus(n);
 			each_node_gres(n, gres_collect, &g);
 			d.gres = g.v;
@@ -312,6 +373,8 @@ static int add_partitions(struct fw_cluster *c, struct fw_err *err)
 			.min_nodes = p->min_nodes == NO_VAL ? 0 : p->min_nodes,
 			.max_nodes = (p->max_nodes == INFINITE || p->max_nodes == NO_VAL) ?
 				0 : p->max_nodes,
+			/* OverSubscribe=EXCLUSIVE */
+			.whole_nodes = p->max_share == 0,
 		};
 
 		sf_bits_from_slurm(nodes, p->node_bitmap);
@@ -349,6 +412,84 @@ static int add_licenses(struct fw_cluster *c, struct fw_err *err)
 	return 0;
 }
 
+/* ------------------------------------------------------- shared nodes */
+
+/* select/cons_tres and select/cons_res give jobs parts of nodes;
+ * select/linear (and anything else) whole nodes. */
+static bool select_shares_nodes(void)
+{
+	const char *t = slurm_conf.select_type;
+
+	return t && (xstrcasestr(t, "cons_tres") || xstrcasestr(t, "cons_res"));
+}
+
+uint16_t sf_part_cr_type(const part_record_t *part)
+{
+	uint16_t cr = slurm_conf.select_type_param;
+
+	/* A partition's SelectTypeParameters replace the global CR_Core or
+	 * CR_Socket (and its _Memory) only when the global one is one of
+	 * those (select/cons_tres's rule). */
+	if (part && part->cr_type && (cr & (FW_CR_CORE | FW_CR_SOCKET))) {
+		cr &= ~(FW_CR_CORE | FW_CR_SOCKET | FW_CR_MEMORY);
+		cr |= part->cr_type;
+	}
+	return cr;
+}
+
+uint32_t sf_node_tpc(const node_record_t *n)
+{
+	return n->tpc ? n->tpc : 1;
+}
+
+/*
+ * CPUs of one allocation unit on node n: cons_tres never gives two jobs
+ * threads of one core (CR_Core, and CR_CPU when threads are configured:
+ * slurm.conf(5)), and with CR_Socket whole sockets.
+ */
+static uint32_t node_cpu_unit(const node_record_t *n, uint16_t cr)
+{
+	uint32_t u = sf_node_tpc(n);
+
+	if ((cr & FW_CR_SOCKET) && n->cores)
+		u *= n->cores;
+	return u;
+}
+
+/* Per planner partition: the largest allocation unit among its nodes
+ * (a job's CPUs per node are rounded up to it) and whether memory is
+ * consumable. */
+static void shared_part_info(struct fw_cluster *c)
+{
+	list_itr_t *it;
+	part_record_t *p;
+
+	xfree(sf.part_cpu_unit);
+	xfree(sf.part_mem);
+	sf.part_cpu_unit = xcalloc(c->nparts + 1, sizeof(uint32_t));
+	sf.part_mem = xcalloc(c->nparts + 1, sizeof(bool));
+	it = list_iterator_create(part_list);
+	while ((p = list_next(it))) {
+		int32_t k = fw_cluster_partition_index(c, p->name);
+		uint16_t cr = sf_part_cr_type(p);
+		uint32_t unit = 1;
+
+		if (k < 0)
+			continue;
+		for (int64_t i = p->node_bitmap ? bit_ffs(p->node_bitmap) : -1;
+		     i >= 0 && i < node_record_count; i++) {
+			node_record_t *n = node_record_table_ptr[i];
+
+			if (n && bit_test(p->node_bitmap, i) &&
+			    node_cpu_unit(n, cr) > unit)
+				unit = node_cpu_unit(n, cr);
+		}
+		sf.part_cpu_unit[k] = unit;
+		sf.part_mem[k] = (cr & FW_CR_MEMORY) != 0;
+	}
+	list_iterator_destroy(it);
+}
+
 /*
  * Rebuild the planner's cluster when its structure may have changed: a
  * reconfigure (nodes, licenses, topology), a partition change, or nodes
@@ -365,11 +506,28 @@ int sf_cluster_refresh(struct fw_err *err)
 	    sf.cluster->nnodes == (uint32_t)node_record_count)
 		return 0;
 	c = fw_cluster_new();
-	if (register_gres(c, err) || add_nodes(c, err) || add_partitions(c, err) ||
-	    add_licenses(c, err) || fw_cluster_finalize(c, err)) {
+	if (register_gres(c, err) ||
+	    fw_cluster_set_shared(c, select_shares_nodes(), err) ||
+	    add_nodes(c, err) || add_partitions(c, err) ||
+	    add_licenses(c, err)) {
 		fw_cluster_free(c);
 		return -1;
 	}
+	if (fw_cluster_finalize(c, err) && c->shared) {
+		/* Too many GRES to plan per node: plan whole nodes, as
+		 * before shared planning existed, and say why. */
+		fw_log_err(PLUGIN, err);
+		error("%s: %s shares nodes, but sched/fairway plans whole nodes",
+		      PLUGIN, slurm_conf.select_type);
+		if (!fw_cluster_set_shared(c, false, err))
+			fw_cluster_finalize(c, err);
+	}
+	if (!c->final) {
+		fw_cluster_free(c);
+		return -1;
+	}
+	if (c->shared)
+		shared_part_info(c);
 	fw_cluster_free(sf.cluster);
 	sf.cluster = c;
 	sf.cluster_node_stamp = slurm_conf.last_update;

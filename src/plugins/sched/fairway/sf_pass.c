@@ -105,6 +105,12 @@ struct pass {
 	struct feat_memo *feat;        /* nodes lacking each feature request */
 	size_t nfeat;
 	struct idset estimated;        /* jobs given StartTime in this pass */
+	/* Shared nodes: what one job holds on each of its nodes (scratch,
+	 * reused job after job). */
+	struct fw_node_use *use;
+	struct fw_gres_count *use_gres; /* use_cap x cluster GRES entries */
+	uint64_t *gcnt;                /* per cluster GRES: one node's counts */
+	uint32_t use_cap;
 };
 
 static slurmctld_lock_t pass_locks = {
@@ -191,6 +197,204 @@ static void mark_unavailable_nodes(struct pass *p, struct fw_bitset *tmp)
 	fw_bitset_free(avail);
 }
 
+/* ------------------------------------------------------ shared nodes */
+
+static void use_reserve(struct pass *p, uint32_t n)
+{
+	uint32_t ng = sf.cluster->ngres ? sf.cluster->ngres : 1;
+
+	if (!p->gcnt)
+		p->gcnt = xcalloc(ng, sizeof(uint64_t));
+	if (n <= p->use_cap)
+		return;
+	p->use_cap = n * 2;
+	xrecalloc(p->use, p->use_cap, sizeof(*p->use));
+	xrecalloc(p->use_gres, (size_t)p->use_cap * ng, sizeof(*p->use_gres));
+}
+
+/* Count `cnt` of GRES NAME[:TYPE] on the node being read (a GRES the
+ * cluster does not know is left to select_nodes()). */
+static void use_gres_add(struct pass *p, const char *name, const char *type,
+			 uint64_t cnt)
+{
+	char key[256];
+	int32_t idx = fw_cluster_gres_index(sf.cluster,
+					    sf_gres_key(key, sizeof(key), name,
+							type));
+
+	if (idx >= 0)
+		p->gcnt[idx] += cnt;
+}
+
+static gres_node_state_t *node_gres_state(node_record_t *n, const char *name)
+{
+	gres_node_state_t *ns = NULL;
+	list_itr_t *it;
+	gres_state_t *gs;
+
+	if (!n->gres_list)
+		return NULL;
+	it = list_iterator_create(n->gres_list);
+	while ((gs = list_next(it)))
+		if (!xstrcmp(gs->gres_name, name)) {
+			ns = gs->gres_data;
+			break;
+		}
+	list_iterator_destroy(it);
+	return ns;
+}
+
+/* Devices of `bits` (a job's GRES bitmap on node) of topo entry t. */
+static uint64_t topo_overlap(const gres_node_state_t *ns, int t, bitstr_t *bits)
+{
+	if (!ns->topo_gres_bitmap[t] || !ns->topo_type_name[t] ||
+	    bit_size(ns->topo_gres_bitmap[t]) != bit_size(bits))
+		return 0;
+	return (uint64_t)bit_overlap(bits, ns->topo_gres_bitmap[t]);
+}
+
+/*
+ * An allocation of `cnt` untyped GRES `name` (--gres=gpu:1) on a node
+ * that has typed ones: it took devices of some type, and jobs asking for
+ * that type must not count on them.  The types are those of the devices
+ * in the job's bitmap (the node's per-device topo records); when the
+ * bitmap does not tell (count-only or shared GRES), every type of the
+ * node counts `cnt` (an over-estimate).
+ */
+static void untyped_alloc(struct pass *p, node_record_t *n, const char *name,
+			  bitstr_t *bits, uint64_t cnt)
+{
+	gres_node_state_t *ns = node_gres_state(n, name);
+	uint64_t found = 0;
+
+	if (!ns || !ns->type_cnt || !ns->type_name)
+		return;
+	if (bits && ns->topo_cnt && ns->topo_gres_bitmap && ns->topo_type_name) {
+		for (int t = 0; t < ns->topo_cnt; t++)
+			found += topo_overlap(ns, t, bits);
+		if (found == cnt) {
+			for (int t = 0; t < ns->topo_cnt; t++) {
+				uint64_t c = topo_overlap(ns, t, bits);
+
+				if (c)
+					use_gres_add(p, name,
+						     ns->topo_type_name[t], c);
+			}
+			return;
+		}
+	}
+	for (int t = 0; t < ns->type_cnt; t++)
+		if (ns->type_name[t])
+			use_gres_add(p, name, ns->type_name[t], cnt);
+}
+
+/* GRES the job holds on node nd, the j-th of its allocation, into u (its
+ * entries go to p->use_gres row k). */
+static void node_gres_use(struct pass *p, job_record_t *job,
+			  node_record_t *nd, uint32_t j, struct fw_node_use *u,
+			  uint32_t k)
+{
+	uint32_t ng = sf.cluster->ngres, m = 0;
+	struct fw_gres_count *out = p->use_gres + (size_t)k * (ng ? ng : 1);
+	list_itr_t *it;
+	gres_state_t *gs;
+
+	u->gres = out;
+	u->ngres = 0;
+	if (!job->gres_list_alloc)
+		return;
+	memset(p->gcnt, 0, (ng ? ng : 1) * sizeof(uint64_t));
+	it = list_iterator_create(job->gres_list_alloc);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+		uint64_t c;
+
+		if (!js || !gs->gres_name || !js->gres_cnt_node_alloc ||
+		    j >= js->node_cnt || !(c = js->gres_cnt_node_alloc[j]))
+			continue;
+		if (!xstrcmp(gs->gres_name, "gpu"))
+			u->gpus += c > UINT32_MAX - u->gpus ? UINT32_MAX - u->gpus
+							    : (uint32_t)c;
+		else
+			use_gres_add(p, gs->gres_name, NULL, c);
+		if (js->type_name)
+			use_gres_add(p, gs->gres_name, js->type_name, c);
+		else
+			untyped_alloc(p, nd, gs->gres_name,
+				      js->gres_bit_alloc ? js->gres_bit_alloc[j]
+							 : NULL, c);
+	}
+	list_iterator_destroy(it);
+	for (uint32_t g = 0; g < ng; g++)
+		if (p->gcnt[g]) {
+			out[m].idx = g;
+			out[m].count = p->gcnt[g];
+			m++;
+		}
+	u->ngres = m;
+}
+
+/* Does the job hold its nodes whole (--exclusive, OverSubscribe=EXCLUSIVE:
+ * select/cons_tres lets no other job on them)? */
+static bool holds_whole_nodes(job_record_t *job)
+{
+	return fw_job_whole_node(job) ||
+	       (job->part_ptr && job->part_ptr->max_share == 0);
+}
+
+/*
+ * What a running or just started job holds on each of its nodes, as
+ * select/cons_tres recorded it in job_resrcs: CPUs = its cores there times
+ * the node's threads per core (no fewer than job_resrcs->cpus; two jobs
+ * never share a core), memory_allocated where memory is consumable, and
+ * each GRES of gres_list_alloc.  Fills p->use[0 .. *n - 1]; false when
+ * the job has no such record (then it is planned on whole nodes).
+ */
+static bool job_use(struct pass *p, job_record_t *job, uint32_t *n)
+{
+	job_resources_t *jr = job->job_resrcs;
+	int64_t last;
+	uint32_t j = 0, k = 0;
+	bool mem;
+
+	*n = 0;
+	if (!jr || !jr->node_bitmap || !jr->cpus || !jr->nhosts)
+		return false;
+	mem = jr->memory_allocated &&
+	      (sf_part_cr_type(job->part_ptr) & FW_CR_MEMORY);
+	use_reserve(p, jr->nhosts);
+	last = bit_fls(jr->node_bitmap);
+	for (int64_t i = bit_ffs(jr->node_bitmap);
+	     i >= 0 && i <= last && i < node_record_count && j < jr->nhosts;
+	     i++) {
+		node_record_t *nd = node_record_table_ptr[i];
+		struct fw_node_use *u = &p->use[k];
+		int cores;
+
+		if (!bit_test(jr->node_bitmap, i))
+			continue;
+		/* j: the node's index in the job's allocation */
+		if (!nd || (job->node_bitmap && !bit_test(job->node_bitmap, i))) {
+			j++;
+			continue;
+		}
+		memset(u, 0, sizeof(*u));
+		u->node = (uint32_t)i;
+		u->job = job->job_id;
+		cores = jr->core_bitmap && jr->sock_core_rep_count ?
+			count_job_resources_node(jr, j) : 0;
+		u->cpus = cores > 0 ? (uint32_t)cores * sf_node_tpc(nd) : 0;
+		if (u->cpus < jr->cpus[j])
+			u->cpus = jr->cpus[j];
+		u->mem_mb = mem ? jr->memory_allocated[j] : 0;
+		node_gres_use(p, job, nd, j, u, k);
+		k++;
+		j++;
+	}
+	*n = k;
+	return true;
+}
+
 static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 {
 	list_itr_t *it = list_iterator_create(job_list);
@@ -199,8 +403,9 @@ static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 
 	while ((job = list_next(it))) {
 		struct fw_plan_lic *lics;
-		uint32_t nl;
+		uint32_t nl, nu;
 		fw_time_t end;
+		int rc;
 
 		if (!(IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job)) ||
 		    !job->node_bitmap)
@@ -210,7 +415,15 @@ static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 		if (end && end <= p->now)
 			end = p->now; /* over its limit: ends any moment */
 		lics = job_licenses(job, &nl);
-		if (fw_plan_add_running(p->plan, tmp, end, lics, nl, &err))
+		/* Suspended jobs too: they keep their memory, and resume. */
+		if (sf.cluster->shared && !holds_whole_nodes(job) &&
+		    job_use(p, job, &nu))
+			rc = fw_plan_add_running_use(p->plan, p->use, nu, end,
+						     lics, nl, &err);
+		else
+			rc = fw_plan_add_running(p->plan, tmp, end, lics, nl,
+						 &err);
+		if (rc)
 			fw_log_err(PLUGIN, &err);
 		xfree(lics);
 	}
@@ -258,6 +471,23 @@ static struct core_hold *core_holds(slurmctld_resv_t *r, time_t now,
 	return h;
 }
 
+/* On a shared cluster: the CPUs an active CoreCnt reservation holds on
+ * each of its nodes, which other jobs plan around. */
+static void resv_hold(struct pass *p, int32_t idx, const struct core_hold *h,
+		      uint32_t n)
+{
+	struct fw_err err;
+
+	use_reserve(p, n);
+	for (uint32_t k = 0; k < n; k++) {
+		memset(&p->use[k], 0, sizeof(p->use[k]));
+		p->use[k].node = h[k].node;
+		p->use[k].cpus = h[k].cpus;
+	}
+	if (fw_plan_resv_hold(p->plan, idx, p->use, n, &err))
+		fw_log_err(PLUGIN, &err);
+}
+
 static void add_reservations(struct pass *p, struct fw_bitset *tmp)
 {
 	list_itr_t *it;
@@ -287,6 +517,8 @@ static void add_reservations(struct pass *p, struct fw_bitset *tmp)
 			xfree(hold);
 			continue;
 		}
+		if (hold && sf.cluster->shared)
+			resv_hold(p, idx, hold, nhold);
 		p->resv[p->nresv].resv = r;
 		p->resv[p->nresv].idx = idx;
 		p->resv[p->nresv].hold = hold;
@@ -299,8 +531,9 @@ static void add_reservations(struct pass *p, struct fw_bitset *tmp)
 /*
  * Nodes of active CoreCnt reservations where the job cannot get the CPUs it
  * needs per node: for a job of the reservation, more than the reserved
- * cores; for any other job, more than the cores left.  Added to *exc
- * (created on demand).
+ * cores; for any other job, more than the cores left (on a shared cluster
+ * the plan itself books the reserved cores: fw_plan_resv_hold).  Added to
+ * *exc (created on demand).
  */
 static void exclude_core_resv_nodes(struct pass *p, job_record_t *job,
 				    uint32_t cpus_per_node,
@@ -310,6 +543,8 @@ static void exclude_core_resv_nodes(struct pass *p, job_record_t *job,
 		const struct resv_map *m = &p->resv[k];
 		bool own = job->resv_ptr == m->resv;
 
+		if (!own && sf.cluster->shared)
+			continue;
 		for (uint32_t h = 0; h < m->nhold; h++) {
 			node_record_t *n = node_record_table_ptr[m->hold[h].node];
 			uint32_t held = m->hold[h].cpus;
@@ -543,6 +778,89 @@ static const struct fw_bitset *feature_lacking(struct pass *p,
 	return m->lacking;
 }
 
+/* --mem-per-gpu (or DefMemPerGPU) without --mem: select/cons_tres then
+ * gives each node that memory per GRES it allocates there, instead of
+ * --mem/DefMemPerCPU.  MB per node when the job runs on `nodes` nodes;
+ * 0 when it does not apply. */
+static uint64_t gres_mem_per_node(job_record_t *job, uint32_t nodes,
+				  uint32_t tasks)
+{
+	list_itr_t *it;
+	gres_state_t *gs;
+	uint64_t mem = 0;
+
+	if ((job->bit_flags & JOB_MEM_SET) || !job->gres_list_req || !nodes)
+		return 0;
+	it = list_iterator_create(job->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+		uint64_t per = 0;
+
+		if (js)
+			per = given64(js->mem_per_gres) ? given64(js->mem_per_gres)
+							: given64(js->def_mem_per_gres);
+		if (per)
+			mem += per * gres_per_node(js, nodes, tasks);
+	}
+	list_iterator_destroy(it);
+	return mem;
+}
+
+static uint32_t round_up(uint32_t v, uint32_t unit)
+{
+	return unit > 1 && v % unit ? v + unit - v % unit : v;
+}
+
+/*
+ * On a shared cluster, the request as select/cons_tres allocates it,
+ * before the job is sized: memory only where it is consumable, and
+ * --mem-per-gpu replaces --mem's default; a job with no memory request at
+ * all (no --mem, DefMemPerCPU or DefMemPerNode) gets the whole memory of
+ * each of its nodes, which only a node where no other job holds memory
+ * has: planned on whole nodes, as --exclusive.  A task of more than one
+ * CPU, or one that may not share a core (--ntasks-per-core=1,
+ * --hint=nomultithread), takes whole cores (sockets with CR_Socket); with
+ * --threads-per-core=T a task of c CPUs takes ceil(c / T) whole cores.
+ */
+static void shared_request(job_record_t *job, int32_t part,
+			   struct fw_job_request *r, struct fw_plan_job *fj)
+{
+	uint32_t unit = sf.part_cpu_unit[part] ? sf.part_cpu_unit[part] : 1;
+	multi_core_data_t *mc = job->details ? job->details->mc_ptr : NULL;
+	uint32_t cpt = r->cpus_per_task ? r->cpus_per_task : 1;
+
+	fj->exclusive = fw_job_whole_node(job);
+	if (!sf.part_mem[part] || gres_mem_per_node(job, 1, 1))
+		r->mem_per_cpu_mb = r->mem_per_node_mb = 0;
+	else if (!r->mem_per_cpu_mb && !r->mem_per_node_mb)
+		fj->exclusive = true;
+	if (mc && unit > 1 && given16(mc->threads_per_core) &&
+	    given16(mc->threads_per_core) < unit) {
+		/* --threads-per-core=T: a task's CPUs are T per core */
+		uint32_t t = given16(mc->threads_per_core);
+
+		r->cpus_per_task = (cpt + t - 1) / t * unit;
+	} else if (cpt > 1 || (mc && given16(mc->ntasks_per_core) == 1)) {
+		r->cpus_per_task = round_up(cpt, unit);
+	}
+}
+
+/* After sizing: each node's CPUs in whole allocation units, and the
+ * memory that goes with them (--mem-per-cpu counts allocated CPUs). */
+static void shared_size(job_record_t *job, int32_t part,
+			const struct fw_job_request *r, uint32_t tasks,
+			struct fw_plan_job *fj)
+{
+	uint32_t unit = sf.part_cpu_unit[part] ? sf.part_cpu_unit[part] : 1;
+
+	fj->cpus_per_node = round_up(fj->cpus_per_node, unit);
+	if (r->mem_per_cpu_mb)
+		fj->mem_per_node_mb = r->mem_per_cpu_mb * fj->cpus_per_node;
+	else if (sf.part_mem[part] && !r->mem_per_node_mb)
+		fj->mem_per_node_mb = gres_mem_per_node(job, fj->nodes_min,
+							tasks);
+}
+
 static void fill_plan_job(struct pass *p, struct qentry *e)
 {
 	job_record_t *job = e->job;
@@ -559,9 +877,13 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	fj->eligible = d ? d->begin_time : 0;
 	fj->part = part_index(e->part);
 	job_request(job, &req);
+	if (sf.cluster->shared)
+		shared_request(job, fj->part, &req, fj);
 	tasks = fw_plan_job_size(sf.cluster, fj->part, &req, fj);
 	e->gres = job_gres(job, fj->nodes_min, tasks, &fj->ngres);
 	fj->gres = e->gres;
+	if (sf.cluster->shared)
+		shared_size(job, fj->part, &req, tasks, fj);
 	fj->time_limit = sf_time_limit(job, e->part, p->now);
 	e->lics = job_licenses(job, &fj->nlics);
 	fj->lics = e->lics;
@@ -1043,6 +1365,42 @@ static char *planned_names(const struct fw_plan_decision *d)
 	return fw_cluster_hostlist(sf.cluster, d->nodes);
 }
 
+/* An advanced reservation's name from the plan's index. */
+static const char *resv_name(const struct pass *p, uint32_t idx)
+{
+	for (size_t k = 0; k < p->nresv; k++)
+		if (p->resv[k].idx == (int32_t)idx)
+			return p->resv[k].resv->name;
+	return "?";
+}
+
+/*
+ * What a waiting job on shared nodes waits for, for `fairway explain`:
+ * "running job 12 on n1, the reservation of job 15 on n2, reservation
+ * course on n3" (malloc'd), or NULL.
+ */
+static char *waits_for(const struct pass *p, const struct fw_plan_decision *d)
+{
+	struct fw_buf b = { 0 };
+
+	for (uint32_t k = 0; k < d->nholders; k++) {
+		const struct fw_plan_holder *h = &d->holders[k];
+		const char *node = sf.cluster->nodes[h->node].name;
+
+		fw_buf_printf(&b, "%s", k ? ", " : "");
+		if (h->kind == FW_HOLD_RUNNING)
+			fw_buf_printf(&b, "running job %u on %s", h->id, node);
+		else if (h->kind == FW_HOLD_PLANNED && h->id < p->nseq)
+			fw_buf_printf(&b, "job %u (ahead of it, started or "
+				      "reserved in this pass) on %s",
+				      p->seq_job[h->id], node);
+		else if (h->kind == FW_HOLD_RESV)
+			fw_buf_printf(&b, "reservation %s on %s",
+				      resv_name(p, h->id), node);
+	}
+	return b.s;
+}
+
 /* Remember the decision for `fairway plan`; takes nodes (malloc'd, the
  * planned nodes' names or NULL). */
 static void record_decision(struct pass *p, job_record_t *job,
@@ -1050,6 +1408,7 @@ static void record_decision(struct pass *p, job_record_t *job,
 			    const struct fw_plan_decision *d, char *nodes)
 {
 	struct sf_jobinfo *t;
+	char *wf;
 
 	if (d->seq >= p->seq_cap) {
 		size_t cap = (d->seq + 1) * 2;
@@ -1060,6 +1419,7 @@ static void record_decision(struct pass *p, job_record_t *job,
 	p->seq_job[d->seq] = job->job_id;
 	if (d->seq + 1 > p->nseq)
 		p->nseq = d->seq + 1;
+	wf = d->nholders ? waits_for(p, d) : NULL;
 	pthread_mutex_lock(&sf.tab_mu);
 	t = sf_tab_get(job->job_id, true);
 	/* `fairway plan` explains the backfill pass's plan (start, nodes,
@@ -1069,6 +1429,7 @@ static void record_decision(struct pass *p, job_record_t *job,
 	    t->from_backfill) {
 		pthread_mutex_unlock(&sf.tab_mu);
 		free(nodes);
+		free(wf);
 		return;
 	}
 	t->from_backfill = p->kind == SF_PASS_BACKFILL;
@@ -1090,6 +1451,8 @@ static void record_decision(struct pass *p, job_record_t *job,
 	t->blocker_job = d->blocker >= 0 && (size_t)d->blocker < p->nseq ?
 		p->seq_job[d->blocker] : 0;
 	t->blocker_lic = d->blocker_lic;
+	free(t->waits_for);
+	t->waits_for = wf;
 	pthread_mutex_unlock(&sf.tab_mu);
 }
 
@@ -1192,8 +1555,18 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			charge(p, &p->t.starts);
 
 			if (rc == SLURM_SUCCESS) {
-				actual_nodes(job, tmp);
-				fw_plan_started(p->plan, tmp, &err);
+				uint32_t nu;
+
+				/* what it really got: select_nodes() may
+				 * give more (whole cores, all memory) */
+				if (sf.cluster->shared && !e->fj.exclusive &&
+				    !holds_whole_nodes(job) && job_use(p, job, &nu)) {
+					fw_plan_started_use(p->plan, p->use, nu,
+							    &err);
+				} else {
+					actual_nodes(job, tmp);
+					fw_plan_started(p->plan, tmp, &err);
+				}
 				p->started++;
 				p->backfilled += d.backfilled;
 				p->reject_array = NULL;
@@ -1460,6 +1833,9 @@ static void pass_free(struct pass *p)
 	}
 	xfree(p->feat);
 	xfree(p->estimated.slot);
+	xfree(p->use);
+	xfree(p->use_gres);
+	xfree(p->gcnt);
 	fw_plan_free(p->plan);
 }
 

@@ -33,6 +33,7 @@ static void entry_free(struct sf_jobinfo *e)
 {
 	free(e->nodes);
 	free(e->partition);
+	free(e->waits_for);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -203,6 +204,8 @@ static void explain_reason(char **out, const struct sf_jobinfo *e)
 		    sf.lic_names[e->blocker_lic]);
 	else if (e->reason != FW_REASON_NONE)
 		add(out, "  Why not now: %s\n", why);
+	if (e->waits_for)
+		add(out, "  Waits for: %s\n", e->waits_for);
 }
 
 static void explain_protection(char **out, const job_record_t *job,

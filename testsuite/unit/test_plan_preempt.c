@@ -1,0 +1,1098 @@
+/*
+ * Preemption in the plan (fw_plan_add_running_preemptable,
+ * fw_plan_job.preempts): hand-worked cases and a property test.
+ *
+ * Hand-worked: 8-CPU / 16,000 MB nodes, one-minute slots, NOW on a slot
+ * boundary.  Classes: SCAV (QOS id 1, Priority 10), MID (id 3, Priority
+ * 50); owners may preempt the classes listed in their job.  Every
+ * expected victim and start is worked out from the rule in
+ * fw_plan_preempt.c (rank: lower priority, fewer nodes, youngest, higher
+ * id; per node the fewest victims, first in rank order; start when the
+ * last victim's grace time is over, rounded up to a slot), not read back
+ * from the planner.
+ *
+ * Property (fixed seeds): random shared clusters with running jobs of
+ * three classes (random starts, exemptions, grace times), a queue in
+ * which some jobs may preempt some classes; one backfill pass, decision
+ * by decision, replayed on a dense [node][slot] model:
+ *   1. every victim is of a class its preemptor may preempt, not exempt,
+ *      still running, and preempted once;
+ *   2. the job fits on its nodes at its start once its victims are gone
+ *      (no oversubscription), and after the whole pass no node is
+ *      oversubscribed with preempted jobs held until their grace ends;
+ *   3. fewest victims: for a one-node job no node could have made room at
+ *      the same start with fewer eligible victims (brute force over the
+ *      subsets of each node's victims), and no victim can be spared;
+ *   4. a job that may not preempt never gets a start earlier than the
+ *      brute-force earliest start on the bookings as they are.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_plan_util.h"
+
+enum { SCAV = 1, OWNER = 2, MID = 3 };
+
+static const uint32_t p_scav[] = { SCAV };
+static const uint32_t p_mid[] = { MID };
+static const uint32_t p_both[] = { SCAV, MID };
+
+/* A shared cluster of n nodes of cpus CPUs / 16,000 MB, partition "all". */
+static struct fw_cluster *pc_cluster(uint32_t n, uint32_t cpus)
+{
+	struct fw_cluster *cl = fw_cluster_new();
+	struct fw_partition_def pd = { 0 };
+	struct fw_bitset *all = fw_bitset_new(n);
+	struct fw_err e;
+
+	for (uint32_t i = 0; i < n; i++) {
+		char name[16];
+		struct fw_node_def d = {
+			.name = name, .cpus = cpus, .mem_mb = 16000,
+			.island = -1, .usable = true,
+		};
+
+		snprintf(name, sizeof(name), "n%u", i + 1);
+		ck_assert_int_eq(fw_cluster_add_node(cl, &d, &e), (int)i);
+		fw_bitset_set(all, i);
+	}
+	pd.name = "all";
+	pd.nodes = all;
+	pd.priority_tier = 1;
+	ck_assert_int_eq(fw_cluster_add_partition(cl, &pd, &e), 0);
+	fw_bitset_free(all);
+	ck_assert_int_eq(fw_cluster_set_shared(cl, true, &e), 0);
+	ck_assert_int_eq(fw_cluster_finalize(cl, &e), 0);
+	return cl;
+}
+
+struct world {
+	struct fw_cluster *cl;
+	struct fw_plan_conf *conf;
+	struct fw_plan *p;
+};
+
+static void world_new(struct world *w, uint32_t n)
+{
+	struct fw_err e;
+
+	w->cl = pc_cluster(n, 8);
+	w->conf = fw_plan_conf_new();
+	w->conf->bf_window = 24 * H;
+	w->conf->bf_resolution = MIN;
+	w->p = fw_plan_new(w->cl, w->conf, NOW, &e);
+	ck_assert_ptr_nonnull(w->p);
+}
+
+static void world_free(struct world *w)
+{
+	fw_plan_free(w->p);
+	fw_plan_conf_free(w->conf);
+	fw_cluster_free(w->cl);
+}
+
+/* A preemptable running job `id` of cpus CPUs on node until end. */
+struct vic {
+	uint32_t id, node, cpus, cls, prio;
+	fw_time_t start, end, exempt_until;
+	int64_t grace;
+};
+
+static void add_vic(struct world *w, const struct vic *v)
+{
+	struct fw_node_use u = { .node = v->node, .job = v->id,
+				 .cpus = v->cpus, .mem_mb = 1000 };
+	struct fw_preempt_run pr = { .cls = v->cls, .prio = v->prio,
+				     .start = v->start,
+				     .exempt_until = v->exempt_until,
+				     .grace = v->grace };
+	struct fw_err e;
+
+	ck_assert_int_eq(fw_plan_add_running_preemptable(w->p, &u, 1, v->end,
+							 NULL, 0, &pr, &e), 0);
+}
+
+static void add_plain(struct world *w, uint32_t id, uint32_t node,
+		      uint32_t cpus, fw_time_t end)
+{
+	struct fw_node_use u = { .node = node, .job = id, .cpus = cpus,
+				 .mem_mb = 1000 };
+	struct fw_err e;
+
+	ck_assert_int_eq(fw_plan_add_running_use(w->p, &u, 1, end, NULL, 0,
+						 &e), 0);
+}
+
+static struct fw_plan_job pjob(uint32_t id, uint32_t prio, uint32_t cpus,
+			       int64_t secs, const uint32_t *pre,
+			       uint32_t npre)
+{
+	struct fw_plan_job j = tp_job(id, prio, 0, 1, secs);
+
+	j.cpus_per_node = cpus;
+	j.mem_per_node_mb = 1000;
+	j.preempts = pre;
+	j.npreempts = npre;
+	return j;
+}
+
+static enum fw_plan_kind decide(struct world *w, const struct fw_plan_job *j,
+				enum fw_plan_pass pass,
+				struct fw_plan_decision *d)
+{
+	struct fw_err e;
+
+	ck_assert_int_eq(fw_plan_decide(w->p, j, pass, d, &e), 0);
+	if (d->kind == FW_PLAN_START_NOW)
+		ck_assert_int_eq(fw_plan_started(w->p, NULL, &e), 0);
+	return d->kind;
+}
+
+/* ------------------------------------------------------- hand-worked */
+
+/* n1 is full with two scavenger jobs of 4 CPUs until +10 h (101 started
+ * 2 h ago, 102 1 h ago).  An owner job of 8 CPUs preempts both and
+ * starts now; they are listed youngest first (same class and size).  A
+ * later 1-CPU job that may not preempt then waits for the owner's end
+ * (+1 h), not for the scavengers' (+10 h): they are gone. */
+START_TEST(owner_preempts_both)
+{
+	struct world w;
+	struct fw_plan_decision d;
+	struct vic a = { 101, 0, 4, SCAV, 10, NOW - 2 * H, NOW + 10 * H, 0, 0 };
+	struct vic b = { 102, 0, 4, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
+	struct fw_plan_job own = pjob(1, 900, 8, H, p_scav, 1);
+	struct fw_plan_job small = pjob(2, 100, 1, 10 * MIN, NULL, 0);
+
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	add_vic(&w, &b);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_START_NOW);
+	ck_assert_int_eq(d.start, NOW);
+	ck_assert_int_eq(d.nvictims, 2);
+	ck_assert_int_eq(d.victims[0], 102);
+	ck_assert_int_eq(d.victims[1], 101);
+	ck_assert(fw_bitset_test(d.nodes, 0));
+	ck_assert_int_eq(decide(&w, &small, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + H);
+	ck_assert_int_eq(d.nvictims, 0);
+	world_free(&w);
+}
+END_TEST
+
+/* The same node, an owner of 4 CPUs: one victim is enough.  Same class:
+ * the youngest (102).  101 in SCAV (Priority 10) and 102 in MID (50):
+ * the lower priority first (101) although 102 is younger; with
+ * preempt_youngest_first the youngest (102). */
+START_TEST(one_victim_by_rank)
+{
+	struct vic a = { 101, 0, 4, SCAV, 10, NOW - 2 * H, NOW + 10 * H, 0, 0 };
+	struct vic b = { 102, 0, 4, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
+	struct fw_plan_job own = pjob(1, 900, 4, H, p_both, 2);
+	struct fw_plan_decision d;
+	struct world w;
+
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	add_vic(&w, &b);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_START_NOW);
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(d.victims[0], 102);
+	world_free(&w);
+
+	b.cls = MID;
+	b.prio = 50;
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	add_vic(&w, &b);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_START_NOW);
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(d.victims[0], 101);
+	world_free(&w);
+
+	world_new(&w, 1);
+	w.conf->preempt_youngest_first = true;
+	add_vic(&w, &a);
+	add_vic(&w, &b);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_START_NOW);
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(d.victims[0], 102);
+	world_free(&w);
+}
+END_TEST
+
+/* PreemptExemptTime: 102 (the youngest) is exempt until +30 min, so the
+ * 4-CPU owner takes 101.  With both exempt nothing is preempted: the
+ * owner waits for the first to end (101 at +2 h). */
+START_TEST(exempt_jobs_are_skipped)
+{
+	struct vic a = { 101, 0, 4, SCAV, 10, NOW - 2 * H, NOW + 2 * H, 0, 0 };
+	struct vic b = { 102, 0, 4, SCAV, 10, NOW - 10 * MIN, NOW + 10 * H,
+			 NOW + 30 * MIN, 0 };
+	struct fw_plan_job own = pjob(1, 900, 4, H, p_scav, 1);
+	struct fw_plan_decision d;
+	struct world w;
+
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	add_vic(&w, &b);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_START_NOW);
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(d.victims[0], 101);
+	world_free(&w);
+
+	a.exempt_until = NOW + MIN;
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	add_vic(&w, &b);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + 2 * H);
+	ck_assert_int_eq(d.nvictims, 0);
+	world_free(&w);
+}
+END_TEST
+
+/* GraceTime: 101 has 5 min, 102 2 min; the protected 8-CPU owner needs
+ * both, so it is planned at +5 min (RESERVED, victims named now).  A
+ * grace of 90 s is rounded up to the next slot: +2 min.  An unprotected
+ * owner does not preempt for a later start: it is estimated at the
+ * scavengers' end (+10 h). */
+START_TEST(grace_time_delays_the_start)
+{
+	struct vic a = { 101, 0, 4, SCAV, 10, NOW - 2 * H, NOW + 10 * H, 0,
+			 300 };
+	struct vic b = { 102, 0, 4, SCAV, 10, NOW - H, NOW + 10 * H, 0, 120 };
+	struct fw_plan_job own = pjob(1, 900, 8, H, p_scav, 1);
+	struct fw_plan_decision d;
+	struct world w;
+
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	add_vic(&w, &b);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_RESERVED);
+	ck_assert(d.is_protected);
+	ck_assert_int_eq(d.start, NOW + 5 * MIN);
+	ck_assert_int_eq(d.nvictims, 2);
+	/* What it waits for: 101, gone at +5 min (102 at +2 min). */
+	ck_assert_int_eq(d.nholders, 1);
+	ck_assert_int_eq(d.holders[0].id, 101);
+	world_free(&w);
+
+	a.grace = 90;
+	b.grace = 0;
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	add_vic(&w, &b);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + 2 * MIN);
+	world_free(&w);
+
+	world_new(&w, 1);
+	w.conf->bf_min_prio_reserve = 1000;
+	add_vic(&w, &a);
+	add_vic(&w, &b);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_ESTIMATED);
+	ck_assert_int_eq(d.start, NOW + 10 * H);
+	ck_assert_int_eq(d.nvictims, 0);
+	world_free(&w);
+}
+END_TEST
+
+/* A job may only preempt the classes it lists: an owner that preempts
+ * MID only, and a job that preempts nobody, wait for the SCAV jobs'
+ * end (+3 h). */
+START_TEST(only_listed_classes)
+{
+	struct vic a = { 101, 0, 4, SCAV, 10, NOW - 2 * H, NOW + 3 * H, 0, 0 };
+	struct vic b = { 102, 0, 4, SCAV, 10, NOW - H, NOW + 3 * H, 0, 0 };
+	struct fw_plan_job mid = pjob(1, 900, 8, H, p_mid, 1);
+	struct fw_plan_job none = pjob(2, 800, 8, H, NULL, 0);
+	struct fw_plan_decision d;
+	struct world w;
+
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	add_vic(&w, &b);
+	w.conf->bf_min_prio_reserve = 1000;	/* estimates only */
+	ck_assert_int_eq(decide(&w, &mid, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_ESTIMATED);
+	ck_assert_int_eq(d.start, NOW + 3 * H);
+	ck_assert_int_eq(d.nvictims, 0);
+	ck_assert_int_eq(decide(&w, &none, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_ESTIMATED);
+	ck_assert_int_eq(d.start, NOW + 3 * H);
+	ck_assert_int_eq(d.nvictims, 0);
+	world_free(&w);
+}
+END_TEST
+
+/* Fewest victims across nodes: n1 holds four 2-CPU scavenger jobs, n2
+ * one 8-CPU scavenger job (all until +10 h).  An 8-CPU owner takes n2
+ * with one victim (301), not n1 with four. */
+START_TEST(fewest_victims_across_nodes)
+{
+	struct fw_plan_job own = pjob(1, 900, 8, H, p_scav, 1);
+	struct fw_plan_decision d;
+	struct world w;
+
+	world_new(&w, 2);
+	for (uint32_t k = 0; k < 4; k++) {
+		struct vic v = { 201 + k, 0, 2, SCAV, 10, NOW - H, NOW + 10 * H,
+				 0, 0 };
+
+		add_vic(&w, &v);
+	}
+	{
+		struct vic v = { 301, 1, 8, SCAV, 10, NOW - 3 * H,
+				 NOW + 10 * H, 0, 0 };
+
+		add_vic(&w, &v);
+	}
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_START_NOW);
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(d.victims[0], 301);
+	ck_assert(fw_bitset_test(d.nodes, 1) && !fw_bitset_test(d.nodes, 0));
+	world_free(&w);
+}
+END_TEST
+
+/*
+ * Fewest rather than the shortest prefix: n1 full with A (2 CPUs, SCAV,
+ * younger), B (2 CPUs, SCAV), C (4 CPUs, MID); a 4-CPU owner.  The
+ * prefix A, B would do, but C alone is fewer: victim 103.  With
+ * preempt_strict_order (and with preempt_reorder_count=0) the prefix:
+ * 101, 102.
+ */
+START_TEST(fewest_beats_prefix)
+{
+	struct vic a = { 101, 0, 2, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
+	struct vic b = { 102, 0, 2, SCAV, 10, NOW - 2 * H, NOW + 10 * H, 0, 0 };
+	struct vic c = { 103, 0, 4, MID, 50, NOW - 30 * MIN, NOW + 10 * H, 0,
+			 0 };
+	struct fw_plan_job own = pjob(1, 900, 4, H, p_both, 2);
+	struct fw_plan_decision d;
+	struct world w;
+
+	for (int mode = 0; mode < 3; mode++) {
+		world_new(&w, 1);
+		w.conf->preempt_strict_order = mode == 1;
+		w.conf->preempt_reorder_count = mode == 2 ? 0 : 1;
+		add_vic(&w, &a);
+		add_vic(&w, &b);
+		add_vic(&w, &c);
+		ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+				 FW_PLAN_START_NOW);
+		if (mode == 0) {
+			ck_assert_int_eq(d.nvictims, 1);
+			ck_assert_int_eq(d.victims[0], 103);
+		} else {
+			ck_assert_int_eq(d.nvictims, 2);
+			ck_assert_int_eq(d.victims[0], 101);
+			ck_assert_int_eq(d.victims[1], 102);
+		}
+		world_free(&w);
+	}
+}
+END_TEST
+
+/*
+ * Fewest on one node, and strict order.  n1 full: A (2 CPUs, SCAV, the
+ * younger), B (2 CPUs, SCAV), C (4 CPUs, MID); rank A, B, C.  A 6-CPU
+ * owner needs 6: the fewest are two, A + C (A + B is only 4; B + C is
+ * also 6 but A comes first in rank order).  With preempt_strict_order
+ * the shortest prefix of the rank order: A, B, C.
+ */
+START_TEST(fewest_on_a_node_and_strict_order)
+{
+	struct vic a = { 101, 0, 2, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
+	struct vic b = { 102, 0, 2, SCAV, 10, NOW - 2 * H, NOW + 10 * H, 0, 0 };
+	struct vic c = { 103, 0, 4, MID, 50, NOW - 30 * MIN, NOW + 10 * H, 0,
+			 0 };
+	struct fw_plan_job own = pjob(1, 900, 6, H, p_both, 2);
+	struct fw_plan_decision d;
+	struct world w;
+
+	for (int strict = 0; strict < 2; strict++) {
+		world_new(&w, 1);
+		w.conf->preempt_strict_order = strict;
+		add_vic(&w, &a);
+		add_vic(&w, &b);
+		add_vic(&w, &c);
+		ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+				 FW_PLAN_START_NOW);
+		if (!strict) {
+			ck_assert_int_eq(d.nvictims, 2);
+			ck_assert_int_eq(d.victims[0], 101);
+			ck_assert_int_eq(d.victims[1], 103);
+		} else {
+			ck_assert_int_eq(d.nvictims, 3);
+			ck_assert_int_eq(d.victims[0], 101);
+			ck_assert_int_eq(d.victims[1], 102);
+			ck_assert_int_eq(d.victims[2], 103);
+		}
+		world_free(&w);
+	}
+}
+END_TEST
+
+/* A victim on two nodes frees both: V holds 4 CPUs on n1 and n2, a
+ * plain job holds n1's other 4, n2's other 4 are free.  An 8-CPU owner
+ * preempts V and takes n2; afterwards a 4-CPU job that may not preempt
+ * starts now on n1 (V's half there is gone too). */
+START_TEST(multi_node_victim_frees_all_its_nodes)
+{
+	struct fw_node_use u[2] = {
+		{ .node = 0, .job = 500, .cpus = 4, .mem_mb = 1000 },
+		{ .node = 1, .job = 500, .cpus = 4, .mem_mb = 1000 },
+	};
+	struct fw_preempt_run pr = { .cls = SCAV, .prio = 10,
+				     .start = NOW - H };
+	struct fw_plan_job own = pjob(1, 900, 8, H, p_scav, 1);
+	struct fw_plan_job four = pjob(2, 100, 4, H, NULL, 0);
+	struct fw_plan_decision d;
+	struct fw_err e;
+	struct world w;
+
+	world_new(&w, 2);
+	ck_assert_int_eq(fw_plan_add_running_preemptable(w.p, u, 2,
+							 NOW + 10 * H, NULL,
+							 0, &pr, &e), 0);
+	add_plain(&w, 600, 0, 4, NOW + 10 * H);
+	ck_assert_int_eq(decide(&w, &four, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_START_NOW);	/* n2's free half */
+	ck_assert(fw_bitset_test(d.nodes, 1));
+	{
+		struct fw_plan_job four2 = pjob(3, 50, 4, H, NULL, 0);
+
+		/* Nothing free now: n1 and n2 are full until +1 h (four). */
+		ck_assert_int_eq(decide(&w, &four2, FW_PASS_BACKFILL, &d),
+				 FW_PLAN_RESERVED);
+		ck_assert_int_eq(d.start, NOW + H);
+	}
+	world_free(&w);
+
+	/* Now with the owner first. */
+	world_new(&w, 2);
+	ck_assert_int_eq(fw_plan_add_running_preemptable(w.p, u, 2,
+							 NOW + 10 * H, NULL,
+							 0, &pr, &e), 0);
+	add_plain(&w, 600, 0, 4, NOW + 10 * H);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_START_NOW);
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(d.victims[0], 500);
+	ck_assert(fw_bitset_test(d.nodes, 1) && !fw_bitset_test(d.nodes, 0));
+	four.priority = 100;
+	ck_assert_int_eq(decide(&w, &four, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_START_NOW);
+	ck_assert(fw_bitset_test(d.nodes, 0));
+	world_free(&w);
+}
+END_TEST
+
+/* Main pass: a preemption without grace time starts the owner now; with
+ * grace time the main pass does not preempt (the owner waits, Resources). */
+START_TEST(main_pass)
+{
+	struct vic a = { 101, 0, 8, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
+	struct fw_plan_job own = pjob(1, 900, 8, H, p_scav, 1);
+	struct fw_plan_decision d;
+	struct world w;
+
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_MAIN, &d),
+			 FW_PLAN_START_NOW);
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(d.victims[0], 101);
+	world_free(&w);
+
+	a.grace = 60;
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_MAIN, &d), FW_PLAN_WAITING);
+	ck_assert_int_eq(d.nvictims, 0);
+	ck_assert_int_eq(d.reason, FW_REASON_NODES);
+	world_free(&w);
+}
+END_TEST
+
+/* A node Slurm oversubscribed (6 + 6 CPUs of 8, the second one
+ * preemptable): what the victim holds is not known exactly, so the
+ * owner does not count on it and waits for the plain job's end. */
+START_TEST(inexact_node_not_counted)
+{
+	struct vic a = { 101, 0, 6, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
+	struct fw_plan_job own = pjob(1, 900, 4, H, p_scav, 1);
+	struct fw_plan_decision d;
+	struct world w;
+
+	world_new(&w, 1);
+	add_plain(&w, 600, 0, 6, NOW + 2 * H);
+	add_vic(&w, &a);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.nvictims, 0);
+	/* At +2 h 6 CPUs of the victim's are booked where there is room:
+	 * 2 left, the owner needs 4: it waits for the victim (+10 h). */
+	ck_assert_int_eq(d.start, NOW + 10 * H);
+	world_free(&w);
+}
+END_TEST
+
+/* The batch pass keeps the victims and the explanation names them. */
+START_TEST(batch_result_and_explanation)
+{
+	struct vic a = { 101, 0, 4, SCAV, 10, NOW - 2 * H, NOW + 10 * H, 0,
+			 300 };
+	struct vic b = { 102, 0, 4, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
+	struct fw_plan_job jobs[1] = { pjob(1, 900, 8, H, p_scav, 1) };
+	struct fw_plan_result res[1];
+	struct fw_err e;
+	struct world w;
+	char buf[256];
+
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	add_vic(&w, &b);
+	ck_assert_int_eq(fw_plan_backfill(w.p, jobs, 1, res, &e), 0);
+	ck_assert_int_eq(res[0].kind, FW_PLAN_RESERVED);
+	ck_assert_int_eq(res[0].nvictims, 2);
+	ck_assert_int_eq(res[0].victims[0], 102);
+	ck_assert_int_eq(res[0].victims[1], 101);
+	fw_plan_explain(w.cl, jobs, res, 0, NOW, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "starts in 00:05:00") &&
+		      strstr(buf, "; preempts jobs 102, 101 (start after "
+			     "their grace time)"), "%s", buf);
+	fw_plan_results_free(res, 1);
+	world_free(&w);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+	struct fw_node_use u[2] = {
+		{ .node = 0, .job = 500, .cpus = 4 },
+		{ .node = 1, .job = 501, .cpus = 4 },
+	};
+	struct fw_preempt_run pr = { .cls = SCAV, .prio = 10 };
+	struct fw_plan_job j = pjob(1, 900, 1, H, NULL, 1);
+	struct fw_plan_decision d;
+	struct fw_err e;
+	struct world w;
+
+	world_new(&w, 2);
+	ck_assert_int_eq(fw_plan_add_running_preemptable(w.p, u, 2, NOW + H,
+							 NULL, 0, &pr, &e), -1);
+	ck_assert_int_eq(fw_plan_add_running_preemptable(w.p, u, 1, NOW + H,
+							 NULL, 0, NULL, &e), -1);
+	pr.grace = -1;
+	ck_assert_int_eq(fw_plan_add_running_preemptable(w.p, u, 1, NOW + H,
+							 NULL, 0, &pr, &e), -1);
+	ck_assert_int_eq(fw_plan_decide(w.p, &j, FW_PASS_BACKFILL, &d, &e),
+			 -1);
+	world_free(&w);
+}
+END_TEST
+
+START_TEST(conf_tokens)
+{
+	struct fw_plan_conf *c = fw_plan_conf_new();
+	struct fw_err e;
+
+	ck_assert(!c->preempt_youngest_first && !c->preempt_strict_order);
+	ck_assert_int_eq(c->preempt_reorder_count, 1);
+	ck_assert_int_eq(fw_plan_conf_slurm(c, "SchedulerParameters",
+					    "preempt_youngest_first,"
+					    "preempt_strict_order,"
+					    "preempt_reorder_count=3", &e),
+			 FW_CONF_OK);
+	ck_assert(c->preempt_youngest_first && c->preempt_strict_order);
+	ck_assert_int_eq(c->preempt_reorder_count, 3);
+	ck_assert_int_eq(fw_plan_conf_slurm(c, "SchedulerParameters",
+					    "preempt_reorder_count=-1", &e),
+			 FW_CONF_ERR);
+	ck_assert_int_eq(fw_plan_conf_slurm(c, "SchedulerParameters",
+					    "preempt_strict_order=1", &e),
+			 FW_CONF_ERR);
+	fw_plan_conf_free(c);
+}
+END_TEST
+
+/* ----------------------------------------------------------- property */
+
+#define QN 6		/* nodes at most */
+#define QR 40		/* running jobs at most */
+#define QJ 30		/* queued jobs at most */
+#define QS 40		/* window of 40 one-minute slots */
+
+struct rng {
+	uint64_t s;
+};
+
+static uint32_t rnd(struct rng *r, uint32_t n)
+{
+	return (uint32_t)(fw_splitmix64(&r->s) % n);
+}
+
+struct qrun {
+	uint32_t id, nn, node[2], cpus;
+	uint64_t mem;
+	int32_t end;		/* slot */
+	bool pre;		/* preemptable */
+	uint32_t cls, prio;
+	fw_time_t start, exempt_until;
+	int64_t grace;
+};
+
+struct qscen {
+	uint32_t n, cpus[QN];
+	uint64_t mem[QN];
+	struct qrun run[QR];
+	uint32_t nrun;
+	struct fw_plan_job jobs[QJ];
+	uint32_t pre[QJ][3];
+	uint32_t njobs;
+	bool strict;
+};
+
+static const uint32_t cls_prio[5] = { 0, 10, 0, 50, 30 };
+
+/* Dense model: used[node][slot][cpu|mem], slot QS = forever. */
+struct qdense {
+	int64_t used[QN][QS + 1][2];
+};
+
+static int32_t qsl(int32_t s)
+{
+	return s > QS ? QS : s;
+}
+
+static void qbook(const struct qscen *S, struct qdense *D, uint32_t node,
+		  int32_t a, int32_t b, int64_t cpus, int64_t mem)
+{
+	(void)S;
+	for (int32_t t = qsl(a); t <= QS && (t < b || b > QS); t++) {
+		D->used[node][t][0] += cpus;
+		D->used[node][t][1] += mem;
+	}
+}
+
+static bool qfits(const struct qscen *S, const struct qdense *D,
+		  uint32_t node, int32_t a, int32_t b, int64_t cpus,
+		  int64_t mem)
+{
+	for (int32_t t = qsl(a); t <= QS && (t < b || b > QS); t++)
+		if (D->used[node][t][0] + cpus > S->cpus[node] ||
+		    D->used[node][t][1] + mem > (int64_t)S->mem[node])
+			return false;
+	return true;
+}
+
+/* Running jobs never oversubscribe a node (nominal amounts fit). */
+static void qscen_build(struct qscen *S, uint64_t seed)
+{
+	struct rng r = { seed };
+	struct qdense *D = calloc(1, sizeof(*D));
+
+	memset(S, 0, sizeof(*S));
+	S->n = 2 + rnd(&r, QN - 1);
+	S->strict = rnd(&r, 4) == 0;
+	for (uint32_t i = 0; i < S->n; i++) {
+		S->cpus[i] = 4 + 4 * rnd(&r, 2);
+		S->mem[i] = 8000 + 8000 * rnd(&r, 2);
+	}
+	for (uint32_t k = 0; k < QR; k++) {
+		struct qrun *q = &S->run[S->nrun];
+		uint32_t c = rnd(&r, 5);	/* 0, 2: plain; 1, 3, 4 */
+
+		q->id = 100 + k;
+		q->nn = rnd(&r, 6) == 0 ? 2 : 1;
+		q->node[0] = rnd(&r, S->n);
+		q->node[1] = (q->node[0] + 1) % S->n;
+		/* Small and large: the fewest may not be the prefix. */
+		q->cpus = 1 + rnd(&r, 4);
+		q->mem = 500 * (1 + rnd(&r, 4));
+		q->end = 1 + (int32_t)rnd(&r, 30);
+		q->pre = c == 1 || c == 3 || c == 4;
+		q->cls = c;
+		q->prio = cls_prio[c];
+		q->start = NOW - (fw_time_t)rnd(&r, 5) * 10 * MIN;
+		q->exempt_until = rnd(&r, 4) == 0 ? NOW + 10 * MIN : 0;
+		q->grace = (int64_t)(uint32_t[]){ 0, 0, 60, 90, 300 }[rnd(&r, 5)];
+		if (!qfits(S, D, q->node[0], 0, q->end, q->cpus,
+			   (int64_t)q->mem) ||
+		    (q->nn == 2 && !qfits(S, D, q->node[1], 0, q->end,
+					  q->cpus, (int64_t)q->mem)))
+			continue;
+		for (uint32_t m = 0; m < q->nn; m++)
+			qbook(S, D, q->node[m], 0, q->end, q->cpus,
+			      (int64_t)q->mem);
+		S->nrun++;
+	}
+	S->njobs = 10 + rnd(&r, QJ - 10);
+	for (uint32_t k = 0; k < S->njobs; k++) {
+		struct fw_plan_job *j = &S->jobs[k];
+		uint32_t np = 0;
+
+		*j = pjob(k + 1, 1000 - k, 1 + rnd(&r, 8),
+			  (int64_t)(1 + rnd(&r, 25)) * MIN, NULL, 0);
+		j->mem_per_node_mb = 500 * (1 + rnd(&r, 6));
+		j->nodes_min = rnd(&r, 5) == 0 ? 2 : 1;
+		if (rnd(&r, 2)) {
+			static const uint32_t all[3] = { 1, 3, 4 };
+
+			for (uint32_t m = 0; m < 3; m++)
+				if (rnd(&r, 2))
+					S->pre[k][np++] = all[m];
+			if (!np)
+				S->pre[k][np++] = 1;
+			j->preempts = S->pre[k];
+			j->npreempts = np;
+		}
+	}
+	free(D);
+}
+
+static const struct qrun *qrun_by_id(const struct qscen *S, uint32_t id)
+{
+	for (uint32_t k = 0; k < S->nrun; k++)
+		if (S->run[k].id == id)
+			return &S->run[k];
+	return NULL;
+}
+
+static int32_t qrelease(const struct qrun *q)
+{
+	int32_t r = q->grace > 0 ? (int32_t)((q->grace + MIN - 1) / MIN) : 0;
+
+	return r < q->end ? r : q->end;
+}
+
+static bool qmay(const struct fw_plan_job *j, uint32_t cls)
+{
+	for (uint32_t m = 0; m < j->npreempts; m++)
+		if (j->preempts[m] == cls)
+			return true;
+	return false;
+}
+
+/* Release (or take back, sign -1) q from its release slot on. */
+static void qrel(const struct qscen *S, struct qdense *D,
+		 const struct qrun *q, int sign)
+{
+	for (uint32_t m = 0; m < q->nn; m++)
+		qbook(S, D, q->node[m], qrelease(q), q->end,
+		      -sign * (int64_t)q->cpus, -sign * (int64_t)q->mem);
+}
+
+/* Earliest slot with n nodes fitting j in D (no preemption), or -1. */
+static int32_t qearliest(const struct qscen *S, const struct qdense *D,
+			 const struct fw_plan_job *j)
+{
+	int32_t L = (int32_t)(j->time_limit / MIN);
+
+	for (int32_t c = 0; c < QS; c++) {
+		uint32_t cnt = 0;
+
+		for (uint32_t i = 0; i < S->n; i++)
+			cnt += qfits(S, D, i, c, c + L, j->cpus_per_node,
+				     (int64_t)j->mem_per_node_mb);
+		if (cnt >= j->nodes_min)
+			return c;
+	}
+	return -1;
+}
+
+/* Fewest eligible victims that make node i fit j at [c, e): brute force
+ * over the subsets (UINT32_MAX: none does). */
+static uint32_t qfewest(const struct qscen *S, struct qdense *D,
+			const struct fw_plan_job *j, const bool *gone,
+			uint32_t i, int32_t c, int32_t e)
+{
+	const struct qrun *el[QR];
+	uint32_t m = 0, best = UINT32_MAX;
+
+	for (uint32_t k = 0; k < S->nrun; k++) {
+		const struct qrun *q = &S->run[k];
+
+		if (q->pre && !gone[k] && q->exempt_until <= NOW &&
+		    qrelease(q) <= c && q->end > c && qmay(j, q->cls) &&
+		    (q->node[0] == i || (q->nn == 2 && q->node[1] == i)))
+			el[m++] = q;
+	}
+	for (uint32_t set = 0; set < (1u << m); set++) {
+		uint32_t cnt = (uint32_t)__builtin_popcount(set);
+		bool ok;
+
+		if (cnt >= best)
+			continue;
+		for (uint32_t b = 0; b < m; b++)
+			if (set >> b & 1)
+				qrel(S, D, el[b], 1);
+		ok = qfits(S, D, i, c, e, j->cpus_per_node,
+			   (int64_t)j->mem_per_node_mb);
+		for (uint32_t b = 0; b < m; b++)
+			if (set >> b & 1)
+				qrel(S, D, el[b], -1);
+		if (ok)
+			best = cnt;
+	}
+	return best;
+}
+
+struct qdec {
+	enum fw_plan_kind kind;
+	bool prot;
+	int32_t c;
+	uint32_t nodes[QN], nn;
+	uint32_t vic[QR], nv;
+};
+
+/* One preempting decision against the dense model before its victims
+ * go: who may be preempted, the start, fewest and none to spare. */
+static void qcheck_victims(const struct qscen *S, struct qdense *D,
+			   const struct fw_plan_job *j, const struct qdec *q,
+			   bool *gone, uint64_t seed)
+{
+	int32_t L = (int32_t)(j->time_limit / MIN), e = q->c + L;
+
+	ck_assert_msg(q->kind == FW_PLAN_START_NOW ||
+		      (q->kind == FW_PLAN_RESERVED && q->prot),
+		      "seed %llu job %u: victims with kind %d",
+		      (unsigned long long)seed, j->id, q->kind);
+	ck_assert_msg(q->c < qearliest(S, D, j) || qearliest(S, D, j) < 0,
+		      "seed %llu job %u: preempts for no earlier start",
+		      (unsigned long long)seed, j->id);
+	for (uint32_t m = 0; m < q->nv; m++) {
+		const struct qrun *r = qrun_by_id(S, q->vic[m]);
+
+		ck_assert_msg(r && r->pre && qmay(j, r->cls) &&
+			      r->exempt_until <= NOW && !gone[r - S->run] &&
+			      qrelease(r) <= q->c,
+			      "seed %llu job %u: victim %u may not be preempted",
+			      (unsigned long long)seed, j->id, q->vic[m]);
+	}
+	if (S->strict)
+		return;
+	if (j->nodes_min == 1) {
+		uint32_t best = UINT32_MAX;
+
+		for (uint32_t i = 0; i < S->n; i++) {
+			uint32_t f = qfewest(S, D, j, gone, i, q->c, e);
+
+			best = f < best ? f : best;
+		}
+		ck_assert_msg(best == q->nv, "seed %llu job %u: %u victims, "
+			      "fewest %u", (unsigned long long)seed, j->id,
+			      q->nv, best);
+	}
+	/* None to spare: without any one of them some node does not fit. */
+	for (uint32_t s = 0; s < q->nv; s++) {
+		bool all = true;
+
+		for (uint32_t m = 0; m < q->nv; m++)
+			if (m != s)
+				qrel(S, D, qrun_by_id(S, q->vic[m]), 1);
+		for (uint32_t k = 0; k < q->nn; k++)
+			all &= qfits(S, D, q->nodes[k], q->c, e,
+				     j->cpus_per_node,
+				     (int64_t)j->mem_per_node_mb);
+		for (uint32_t m = 0; m < q->nv; m++)
+			if (m != s)
+				qrel(S, D, qrun_by_id(S, q->vic[m]), -1);
+		ck_assert_msg(!all, "seed %llu job %u: victim %u not needed",
+			      (unsigned long long)seed, j->id, q->vic[s]);
+	}
+}
+
+static void qplan(const struct qscen *S, struct fw_plan_conf *conf,
+		  struct qdec *out)
+{
+	struct fw_cluster *cl = fw_cluster_new();
+	struct fw_partition_def pd = { 0 };
+	struct fw_bitset *all = fw_bitset_new(S->n);
+	struct fw_plan *p;
+	struct fw_err e;
+
+	for (uint32_t i = 0; i < S->n; i++) {
+		char name[16];
+		struct fw_node_def d = {
+			.name = name, .cpus = S->cpus[i], .mem_mb = S->mem[i],
+			.island = -1, .usable = true,
+		};
+
+		snprintf(name, sizeof(name), "n%u", i + 1);
+		ck_assert_int_eq(fw_cluster_add_node(cl, &d, &e), (int)i);
+		fw_bitset_set(all, i);
+	}
+	pd.name = "all";
+	pd.nodes = all;
+	pd.priority_tier = 1;
+	ck_assert_int_eq(fw_cluster_add_partition(cl, &pd, &e), 0);
+	ck_assert_int_eq(fw_cluster_set_shared(cl, true, &e), 0);
+	ck_assert_int_eq(fw_cluster_finalize(cl, &e), 0);
+	p = fw_plan_new(cl, conf, NOW, &e);
+	for (uint32_t k = 0; k < S->nrun; k++) {
+		const struct qrun *q = &S->run[k];
+		struct fw_node_use u[2];
+		struct fw_preempt_run pr = { q->cls, q->prio, q->start,
+					     q->exempt_until, q->grace };
+
+		for (uint32_t m = 0; m < q->nn; m++)
+			u[m] = (struct fw_node_use){ .node = q->node[m],
+						     .job = q->id,
+						     .cpus = q->cpus,
+						     .mem_mb = q->mem };
+		if (q->pre)
+			ck_assert_int_eq(fw_plan_add_running_preemptable(
+				p, u, q->nn, NOW + q->end * MIN, NULL, 0, &pr,
+				&e), 0);
+		else
+			ck_assert_int_eq(fw_plan_add_running_use(
+				p, u, q->nn, NOW + q->end * MIN, NULL, 0, &e),
+				0);
+	}
+	for (uint32_t k = 0; k < S->njobs; k++) {
+		struct fw_plan_decision d;
+		struct qdec *q = &out[k];
+		int64_t i;
+
+		ck_assert_int_eq(fw_plan_decide(p, &S->jobs[k],
+						FW_PASS_BACKFILL, &d, &e), 0);
+		memset(q, 0, sizeof(*q));
+		q->kind = d.kind;
+		q->prot = d.is_protected;
+		q->c = (int32_t)((d.start - NOW) / MIN);
+		q->nv = d.nvictims;
+		if (d.nvictims)
+			memcpy(q->vic, d.victims,
+			       d.nvictims * sizeof(uint32_t));
+		if (d.nodes)
+			FW_BITSET_FOREACH(d.nodes, i)
+				q->nodes[q->nn++] = (uint32_t)i;
+		if (d.kind == FW_PLAN_START_NOW)
+			ck_assert_int_eq(fw_plan_started(p, NULL, &e), 0);
+	}
+	fw_plan_free(p);
+	fw_bitset_free(all);
+	fw_cluster_free(cl);
+}
+
+START_TEST(property_preemption)
+{
+	uint64_t seed = 0x9ee0000u + (uint64_t)_i;
+	struct qscen *S = calloc(1, sizeof(*S));
+	struct qdense *D = calloc(1, sizeof(*D));
+	struct qdec *dec = calloc(QJ, sizeof(*dec));
+	struct fw_plan_conf *conf = fw_plan_conf_new();
+	bool gone[QR] = { false };
+	uint32_t npre = 0;
+
+	qscen_build(S, seed);
+	conf->bf_window = QS * MIN;
+	conf->bf_resolution = MIN;
+	conf->bf_min_prio_reserve = 990;	/* the first ten protected */
+	conf->preempt_strict_order = S->strict;
+	qplan(S, conf, dec);
+	for (uint32_t k = 0; k < S->nrun; k++)
+		for (uint32_t m = 0; m < S->run[k].nn; m++)
+			qbook(S, D, S->run[k].node[m], 0, S->run[k].end,
+			      S->run[k].cpus, (int64_t)S->run[k].mem);
+	for (uint32_t k = 0; k < S->njobs; k++) {
+		const struct fw_plan_job *j = &S->jobs[k];
+		const struct qdec *q = &dec[k];
+		int32_t L = (int32_t)(j->time_limit / MIN);
+		bool books = q->kind == FW_PLAN_START_NOW ||
+			     (q->kind == FW_PLAN_RESERVED && q->prot);
+
+		if (q->nv) {
+			ck_assert_msg(j->npreempts, "seed %llu job %u preempts "
+				      "without classes",
+				      (unsigned long long)seed, j->id);
+			qcheck_victims(S, D, j, q, gone, seed);
+			for (uint32_t m = 0; m < q->nv; m++) {
+				const struct qrun *r = qrun_by_id(S, q->vic[m]);
+
+				qrel(S, D, r, 1);
+				gone[r - S->run] = true;
+			}
+			npre++;
+		} else if (q->kind == FW_PLAN_START_NOW ||
+			   q->kind == FW_PLAN_RESERVED ||
+			   q->kind == FW_PLAN_ESTIMATED) {
+			ck_assert_msg(q->c == qearliest(S, D, j),
+				      "seed %llu job %u: start %d, brute "
+				      "force %d", (unsigned long long)seed,
+				      j->id, q->c, qearliest(S, D, j));
+		} else if (q->kind == FW_PLAN_NOT_IN_WINDOW) {
+			ck_assert_int_lt(qearliest(S, D, j), 0);
+		}
+		if (!books)
+			continue;
+		for (uint32_t m = 0; m < q->nn; m++) {
+			ck_assert_msg(qfits(S, D, q->nodes[m], q->c, q->c + L,
+					    j->cpus_per_node,
+					    (int64_t)j->mem_per_node_mb),
+				      "seed %llu job %u: node %u does not fit",
+				      (unsigned long long)seed, j->id,
+				      q->nodes[m]);
+			qbook(S, D, q->nodes[m], q->c, q->c + L,
+			      j->cpus_per_node, (int64_t)j->mem_per_node_mb);
+		}
+	}
+	for (uint32_t i = 0; i < S->n; i++)
+		for (int32_t t = 0; t <= QS; t++)
+			ck_assert_msg(D->used[i][t][0] <= S->cpus[i] &&
+				      D->used[i][t][1] <= (int64_t)S->mem[i] &&
+				      D->used[i][t][0] >= 0,
+				      "seed %llu: node %u slot %d oversubscribed",
+				      (unsigned long long)seed, i, t);
+	(void)npre;
+	fw_plan_conf_free(conf);
+	free(dec);
+	free(D);
+	free(S);
+}
+END_TEST
+
+Suite *plan_preempt_suite(void)
+{
+	Suite *s = suite_create("plan_preempt");
+	TCase *t = tcase_create("hand");
+	TCase *q = tcase_create("property");
+
+	tcase_add_test(t, owner_preempts_both);
+	tcase_add_test(t, one_victim_by_rank);
+	tcase_add_test(t, exempt_jobs_are_skipped);
+	tcase_add_test(t, grace_time_delays_the_start);
+	tcase_add_test(t, only_listed_classes);
+	tcase_add_test(t, fewest_victims_across_nodes);
+	tcase_add_test(t, fewest_on_a_node_and_strict_order);
+	tcase_add_test(t, fewest_beats_prefix);
+	tcase_add_test(t, multi_node_victim_frees_all_its_nodes);
+	tcase_add_test(t, main_pass);
+	tcase_add_test(t, inexact_node_not_counted);
+	tcase_add_test(t, batch_result_and_explanation);
+	tcase_add_test(t, bad_input);
+	tcase_add_test(t, conf_tokens);
+	suite_add_tcase(s, t);
+	tcase_add_loop_test(q, property_preemption, 0, 500);
+	tcase_set_timeout(q, 120);
+	suite_add_tcase(s, q);
+	return s;
+}
