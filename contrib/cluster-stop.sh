@@ -28,21 +28,22 @@ alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 # Leftovers of this cluster: slurmstepd (it keeps our slurmd's log file open
 # and has an empty environment) and job processes (they carry SLURM_JOB_ID
 # and our SLURM_CONF or FAIRWAY_CLUSTER).  Never the shell that called us.
+# One grep over all processes finds the candidates (a loop starting
+# programs for each of a busy machine's thousands of processes took
+# minutes).
 leftover_pids() {
-  local p env comm
-  for p in /proc/[0-9]*; do
-    comm=$(cat "$p/comm" 2>/dev/null) || continue
-    if [[ "$comm" == slurmstepd* ]]; then
-      if ls -l "$p/fd" 2>/dev/null | grep -qF -- "-> $dir/log/"; then
-        echo "${p#/proc/}"
-      fi
-      continue
+  local f p
+  for f in $(grep -lx 'slurmstepd.*' /proc/[0-9]*/comm 2>/dev/null); do
+    p=${f#/proc/}; p=${p%/comm}
+    if ls -l "/proc/$p/fd" 2>/dev/null | grep -qF -- "-> $dir/log/"; then
+      echo "$p"
     fi
-    env=$( { tr '\0' '\n' < "$p/environ"; } 2>/dev/null ) || continue
-    grep -q '^SLURM_JOB_ID=' <<< "$env" || continue
-    if grep -qxF -e "FAIRWAY_CLUSTER=$dir" -e "SLURM_CONF=$dir/etc/slurm.conf" <<< "$env"; then
-      echo "${p#/proc/}"
-    fi
+  done
+  for f in $(grep -lzxF -e "FAIRWAY_CLUSTER=$dir" -e "SLURM_CONF=$dir/etc/slurm.conf" \
+               /proc/[0-9]*/environ 2>/dev/null); do
+    p=${f#/proc/}; p=${p%/environ}
+    grep -qx 'slurmstepd.*' "/proc/$p/comm" 2>/dev/null && continue
+    grep -qz '^SLURM_JOB_ID=' "$f" 2>/dev/null && echo "$p"
   done
 }
 

@@ -26,7 +26,7 @@ bg_start() {
   # LOG.exit (its exit status) appears when it has ended
   setsid bash -c 'f=$1; shift; "$@"; rc=$?; echo $rc > "$f"; exit $rc' bg "$log.exit" "$@" \
     > "$log" 2>&1 < /dev/null &
-  bg_pid[$name]=$!; bg_log[$name]=$log; bg_t0[$name]=$SECONDS
+  bg_pid[$name]=$!; bg_log[$name]=$log; bg_t0[$name]=$(date +%s)
   bg_names+=("$name")
   echo "==> $name: started alongside (output in $log, shown when it ends)"
 }
@@ -36,7 +36,7 @@ bg_finish() { # NAME: wait for it, print its output and result
   echo "==> $name (ran alongside), its output:"
   sed 's/^/  | /' "${bg_log[$name]}"
   if [ "$rc" = 0 ]; then
-    echo "==> $name: $((SECONDS - bg_t0[$name])) s"
+    echo "==> $name: $(( $(stat -c %Y "${bg_log[$name]}.exit") - bg_t0[$name] )) s"
   else
     echo "--- $name failed (exit $rc); output: ${bg_log[$name]}${bg_hint[$name]:+; ${bg_hint[$name]}}" >&2
     bg_failed=1

@@ -84,10 +84,12 @@ run_side() { # label port dbd-port [cluster-start options]
   sacctmgr -i modify user root set qos=normal,high,low > /dev/null
   check "$label: sshare lists a3/root" \
     wait_until 30 bash -c "sshare -a -n -P -o Account,User | sed 's/^ *//' | grep -qx 'a3|root'"
-  # usage: a1 2 x 2 CPUs x 8 s, a2 1 CPU x 3 s, a3 none
+  # usage: a1 2 x 2 CPUs x 8 s, a2 1 CPU x 8 s, a3 none (a2's job as long
+  # as a1's, so that a second more or less of run time under load moves
+  # a2's share of the usage by less than the 10% allowed below)
   submit -J u1 -A a1 -n 2 -t 1 --wrap "sleep 8" > /dev/null
   submit -J u2 -A a1 -n 2 -t 1 --wrap "sleep 8" > /dev/null
-  submit -J u3 -A a2 -n 1 -t 1 --wrap "sleep 3" > /dev/null
+  submit -J u3 -A a2 -n 1 -t 1 --wrap "sleep 8" > /dev/null
   check "$label: usage jobs run and end" wait_until 90 queue_empty
   pending_jobs > /dev/null
   check "$label: usage charged (sshare)" wait_until 100 usage_charged
