@@ -53,10 +53,12 @@ _Static_assert(SLURM_VERSION_NUMBER >= FW_SLURM_VER(22, 5, 0) &&
 #if FW_SLURM_AT_LEAST(23, 2, 0)
 #include "src/interfaces/burst_buffer.h"
 #include "src/interfaces/gres.h"
+#include "src/interfaces/preempt.h"
 #include "src/interfaces/priority.h"
 #else
 #include "src/common/gres.h"
 #include "src/common/slurm_priority.h"
+#include "src/slurmctld/preempt.h"
 #include "src/slurmctld/burst_buffer.h"
 #endif
 

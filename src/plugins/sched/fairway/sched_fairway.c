@@ -80,9 +80,7 @@ static void check_main_scheduler_handover(const struct fw_plan_conf *pc)
 	if (!sf.main_sched_off)
 		error("%s: SchedulerParameters lacks sched_interval=-1: Slurm's built-in main scheduler keeps running beside Fairway's and starts jobs without regard to Fairway's reservations (see sched_fairway(8))",
 		      PLUGIN);
-	if (slurm_conf.preempt_type && xstrcmp(slurm_conf.preempt_type, "preempt/none"))
-		error("%s: PreemptType=%s is not supported: Fairway starts jobs on free nodes only and never preempts (see sched_fairway(8))",
-		      PLUGIN, slurm_conf.preempt_type);
+	sf_preempt_check_config();
 }
 
 /* Load and install; returns 0, or -1 (error logged) keeping the old one. */
@@ -292,10 +290,10 @@ static void *agent(void *arg)
 
 static char *handle_request(uid_t uid, const char *req)
 {
-	slurmctld_lock_t locks = { .job = READ_LOCK, .node = READ_LOCK,
+	slurmctld_lock_t locks = { .conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
 				   .part = READ_LOCK };
 	unsigned long id;
-	char *reply;
+	char *reply, *pre;
 
 	if (!strcmp(req, "stats")) {
 		char buf[1024], *times;
@@ -316,10 +314,13 @@ static char *handle_request(uid_t uid, const char *req)
 	if (sscanf(req, "plan %lu", &id) != 1)
 		return strdup("error: unknown request (expected: plan JOBID)\n");
 	lock_slurmctld(locks);
+	/* assoc_mgr locks come before sf.mu (sf.h) */
+	pre = sf_preempt_running_text((uint32_t)id);
 	pthread_mutex_lock(&sf.mu);
-	reply = sf_explain((uint32_t)id, uid);
+	reply = sf_explain((uint32_t)id, uid, pre);
 	pthread_mutex_unlock(&sf.mu);
 	unlock_slurmctld(locks);
+	free(pre);
 	return reply;
 }
 
@@ -370,6 +371,7 @@ void fini(void)
 	xfree(sf.part_cpu_unit);
 	xfree(sf.part_mem);
 	sf_topo_free();
+	sf_preempt_fini();
 	for (int i = 0; sf.lic_names && sf.lic_names[i]; i++)
 		xfree(sf.lic_names[i]);
 	xfree(sf.lic_names);

@@ -23,6 +23,13 @@
 #define PLUGIN "sched/fairway"
 #define SF_STATE_FILE "fairway_sched_state"
 
+/* PreemptType as Fairway plans it (sched_fairway(8), PREEMPTION). */
+enum sf_preempt {
+	SF_PREEMPT_NONE,	/* preempt/none, or a type Fairway refuses */
+	SF_PREEMPT_QOS,		/* preempt/qos: classes are QOS ids */
+	SF_PREEMPT_PART,	/* preempt/partition_prio: partition indices */
+};
+
 /* What the last pass decided for one job (for `fairway plan JOBID`). */
 struct sf_jobinfo {
 	uint32_t job_id;
@@ -40,6 +47,11 @@ struct sf_jobinfo {
 	char *waits_for;          /* shared nodes: what holds its planned
 				     nodes until its start (malloc'd), NULL */
 	char *partition;          /* malloc'd */
+	char *victims;            /* jobs it preempts for its start
+				     ("12 13", malloc'd) or NULL */
+	uint32_t preempted_for;   /* running job: the pending job whose
+				     start preempts it (last pass), 0 */
+	time_t preempted_at;      /* when that was decided */
 };
 
 /* Where one pass's time went, in nanoseconds (`fairway stats`, and the
@@ -78,6 +90,7 @@ struct sf {
 	uint32_t *part_cpu_unit;
 	bool *part_mem;
 	bool main_sched_off;              /* sched_interval=-1 given */
+	enum sf_preempt preempt;          /* PreemptType as Fairway plans it */
 
 	/* timing */
 	time_t last_main, last_bf;
@@ -124,6 +137,26 @@ void sf_tab_prune_done(void);
 char *sf_tab_serialise(size_t *len);
 int sf_tab_load(const char *buf, size_t len, struct fw_err *err);
 void sf_tab_free(void);
-char *sf_explain(uint32_t job_id, uid_t uid);
+/* pre: what preemption may do to the job if it runs (malloc'd, or NULL;
+ * from sf_preempt_running_text()), appended to the answer. */
+char *sf_explain(uint32_t job_id, uid_t uid, const char *pre);
+
+/* sf_preempt.c */
+/* Log what Fairway does with the PreemptType/PreemptMode in slurm.conf
+ * (one line for anything it does not do); sets sf.preempt. */
+void sf_preempt_check_config(void);
+/* "may be preempted by jobs of QOS owner (REQUEUE, GraceTime 0 s)" for
+ * a running job, or NULL (malloc'd).  Caller holds the job read lock and
+ * no assoc_mgr lock. */
+char *sf_preempt_running_text(uint32_t job_id);
+/* At the start of a pass (no assoc_mgr lock held): which classes anybody
+ * may preempt. */
+void sf_preempt_pass_begin(void);
+void sf_preempt_fini(void);
+/* Is this running job a preemption candidate?  Then *pr says how. */
+bool sf_preempt_run(job_record_t *job, struct fw_preempt_run *pr);
+/* The classes a pending job in planner partition part may preempt
+ * (xmalloc'd, *n of them), or NULL. */
+uint32_t *sf_preempt_classes(job_record_t *job, int32_t part, uint32_t *n);
 
 #endif /* SF_H */

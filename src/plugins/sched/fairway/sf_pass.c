@@ -53,6 +53,7 @@ struct qentry {
 	struct fw_bitset *req, *exc;   /* owned */
 	struct fw_plan_lic *lics;      /* owned */
 	struct fw_gres_count *gres;    /* owned */
+	uint32_t *pre;                 /* classes it may preempt (owned) */
 };
 
 /* Nodes that lack the features a job requires (--constraint), computed
@@ -403,6 +404,7 @@ static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 
 	while ((job = list_next(it))) {
 		struct fw_plan_lic *lics;
+		struct fw_preempt_run pr;
 		uint32_t nl, nu;
 		fw_time_t end;
 		int rc;
@@ -415,11 +417,18 @@ static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 		if (end && end <= p->now)
 			end = p->now; /* over its limit: ends any moment */
 		lics = job_licenses(job, &nl);
-		/* Suspended jobs too: they keep their memory, and resume. */
+		/* Suspended jobs too: they keep their memory, and resume.
+		 * A preemption candidate counts as freeable for the jobs
+		 * that may preempt it (the planner only preempts on a
+		 * shared cluster, per node amounts). */
 		if (sf.cluster->shared && !holds_whole_nodes(job) &&
 		    job_use(p, job, &nu))
-			rc = fw_plan_add_running_use(p->plan, p->use, nu, end,
-						     lics, nl, &err);
+			rc = sf_preempt_run(job, &pr) ?
+				fw_plan_add_running_preemptable(
+					p->plan, p->use, nu, end, lics, nl,
+					&pr, &err) :
+				fw_plan_add_running_use(p->plan, p->use, nu,
+							end, lics, nl, &err);
 		else
 			rc = fw_plan_add_running(p->plan, tmp, end, lics, nl,
 						 &err);
@@ -934,6 +943,8 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	fj->exc_nodes = e->exc;
 	fj->resv = resv_index(p, job->resv_ptr);
 	fj->prio_reserve = acct_policy_get_prio_thresh(job, false);
+	e->pre = sf_preempt_classes(job, fj->part, &fj->npreempts);
+	fj->preempts = e->pre;
 }
 
 static int build_queue(struct pass *p)
@@ -1165,6 +1176,7 @@ static bool revalidate_after_yield(struct pass *p, struct qentry *e,
 	fw_bitset_free(e->req);
 	fw_bitset_free(e->exc);
 	xfree(e->lics);
+	xfree(e->pre);
 	e->req = e->exc = NULL;
 	fill_plan_job(p, e);
 	return true;
@@ -1466,6 +1478,8 @@ static void record_decision(struct pass *p, job_record_t *job,
 	t->blocker_lic = d->blocker_lic;
 	free(t->waits_for);
 	t->waits_for = wf;
+	free(t->victims);
+	t->victims = NULL;
 	pthread_mutex_unlock(&sf.tab_mu);
 }
 
@@ -1524,6 +1538,87 @@ static bool refused_for_limits(int rc)
 	       !xstrcasestr(slurm_conf.sched_params, "assoc_limit_stop");
 }
 
+/* "12 13" (malloc'd): the victims of d, for `fairway explain`; each
+ * victim's own record says for whom (caller holds tab_mu). */
+static char *victims_text(const struct pass *p, job_record_t *job,
+			  const struct fw_plan_decision *d)
+{
+	struct fw_buf b = { 0 };
+
+	for (uint32_t k = 0; k < d->nvictims; k++) {
+		struct sf_jobinfo *v = sf_tab_get(d->victims[k], true);
+
+		fw_buf_printf(&b, "%s%u", k ? " " : "", d->victims[k]);
+		if (v) {
+			v->preempted_for = job->job_id;
+			v->preempted_at = p->now;
+		}
+	}
+	return b.s;
+}
+
+static void record_victims(const struct pass *p, job_record_t *job,
+			   const struct fw_plan_decision *d)
+{
+	struct sf_jobinfo *t;
+
+	pthread_mutex_lock(&sf.tab_mu);
+	t = sf_tab_get(job->job_id, true);
+	if (t) {
+		free(t->victims);
+		t->victims = d->nvictims ? victims_text(p, job, d) : NULL;
+	}
+	pthread_mutex_unlock(&sf.tab_mu);
+}
+
+/*
+ * select_nodes() on the planned nodes answered "nodes busy" for a start
+ * that needs victims: slurmctld is preempting them (requeue or cancel,
+ * with their GraceTime) and the job starts in a later pass, once they are
+ * gone.  Not a refusal: the job keeps its nodes in this plan (booked as
+ * started) so that no later job of the pass takes them.
+ */
+static void preempting(struct pass *p, job_record_t *job,
+		       const struct qentry *e, struct fw_plan_decision *d)
+{
+	struct fw_err err;
+	char *nodes = fw_cluster_hostlist(sf.cluster, d->nodes);
+
+	debug("%s: %pJ preempts %u job(s) on %s (preemption in progress: %s)",
+	      PLUGIN, job, d->nvictims, nodes ? nodes : "?",
+	      job->preempt_in_progress ? "signalled now" : "already");
+	if (fw_plan_started(p->plan, d->nodes, &err))
+		fw_log_err(PLUGIN, &err);
+	set_wait_reason(p, job, FW_REASON_NODES);
+	record_decision(p, job, e, d, nodes);
+	record_victims(p, job, d);
+}
+
+/*
+ * A protected job planned to start once its victims' GraceTime is over:
+ * they must be signalled now, which select_nodes() on the planned nodes
+ * does (it answers "nodes busy").  Returns 1 for that answer, 2 when the
+ * job started (its victims were gone already), else 0.
+ */
+static int preempt_for_later(struct pass *p, job_record_t *job,
+			      const struct fw_plan_decision *d)
+{
+	bool restricted;
+	int rc;
+
+	if (license_job_test(job, p->now, true) != SLURM_SUCCESS)
+		return 0;
+	rc = start_job(job, d->nodes, false, &restricted);
+	charge(p, &p->t.starts);
+	if (rc == SLURM_SUCCESS) {
+		/* the victims were gone already: started on the nodes
+		 * the plan keeps for it from its planned start on */
+		p->started++;
+		return 2;
+	}
+	return rc == ESLURM_NODES_BUSY ? 1 : 0;
+}
+
 /* Decide one record (and further tasks of an array); returns false when
  * the pass must end (per-cycle start limit reached). */
 static bool decide_record(struct pass *p, struct qentry *e,
@@ -1564,8 +1659,15 @@ static bool decide_record(struct pass *p, struct qentry *e,
 				apply_wait(p, job, e, &d, FW_REASON_LICENSE);
 				return true;
 			}
-			rc = start_job(job, d.allowed, d.backfilled, &restricted);
+			/* with victims: exactly the planned nodes, so that
+			 * the select plugin preempts there and nowhere else */
+			rc = start_job(job, d.nvictims ? d.nodes : d.allowed,
+				       d.backfilled, &restricted);
 			charge(p, &p->t.starts);
+			if (rc == ESLURM_NODES_BUSY && d.nvictims) {
+				preempting(p, job, e, &d);
+				return true;
+			}
 
 			if (rc == SLURM_SUCCESS) {
 				uint32_t nu;
@@ -1608,6 +1710,21 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			}
 			if (!restricted)
 				fail_bad_constraints(job, rc, p->now);
+		}
+		if (d.kind == FW_PLAN_RESERVED && d.nvictims) {
+			int r = preempt_for_later(p, job, &d);
+
+			if (r > 0) {
+				char *nm = planned_names(&d);
+
+				if (r == 1) {	/* StartTime: after grace */
+					set_wait_reason(p, job, FW_REASON_NODES);
+					set_estimate(p, job, &d, nm);
+				}
+				record_decision(p, job, e, &d, nm);
+				record_victims(p, job, &d);
+				return true;
+			}
 		}
 		apply_wait(p, job, e, &d, d.reason);
 		return !(d.kind == FW_PLAN_SKIPPED &&
@@ -1833,6 +1950,7 @@ static void pass_free(struct pass *p)
 		fw_bitset_free(p->q[i].exc);
 		xfree(p->q[i].lics);
 		xfree(p->q[i].gres);
+		xfree(p->q[i].pre);
 	}
 	xfree(p->q);
 	xfree(p->order);
@@ -1902,6 +2020,7 @@ int sf_run_pass(enum sf_pass_kind kind)
 	if (kind == SF_PASS_BACKFILL)
 		slurmctld_diag_stats.bf_when_last_cycle = p.now;
 	mark_unavailable_nodes(&p, tmp);
+	sf_preempt_pass_begin();
 	add_running_jobs(&p, tmp);
 	add_reservations(&p, tmp);
 	charge(&p, &p.t.setup);

@@ -34,6 +34,7 @@ static void entry_free(struct sf_jobinfo *e)
 	free(e->nodes);
 	free(e->partition);
 	free(e->waits_for);
+	free(e->victims);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -206,6 +207,10 @@ static void explain_reason(char **out, const struct sf_jobinfo *e)
 		add(out, "  Why not now: %s\n", why);
 	if (e->waits_for)
 		add(out, "  Waits for: %s\n", e->waits_for);
+	if (e->victims)
+		add(out, "  Preempts: job%s %s (PreemptType=%s; Slurm requeues or cancels them, after their GraceTime)\n",
+		    strchr(e->victims, ' ') ? "s" : "", e->victims,
+		    slurm_conf.preempt_type);
 }
 
 static void explain_protection(char **out, const job_record_t *job,
@@ -233,7 +238,7 @@ static void explain_protection(char **out, const job_record_t *job,
 		add(out, "  Protection: none - beyond the reservation depth (ReservationDepth)\n");
 }
 
-char *sf_explain(uint32_t job_id, uid_t uid)
+char *sf_explain(uint32_t job_id, uid_t uid, const char *pre)
 {
 	job_record_t *job = find_job_record(job_id);
 	struct sf_jobinfo *e;
@@ -257,6 +262,13 @@ char *sf_explain(uint32_t job_id, uid_t uid)
 			add(&out, " since %s on %s", t1, job->nodes);
 		}
 		add(&out, "\n");
+		if (pre)
+			add(&out, "%s", pre);
+		if (e && e->preempted_for && IS_JOB_RUNNING(job)) {
+			fmt_time(e->preempted_at, t1, sizeof(t1));
+			add(&out, "  Preempted for: job %u (planned %s)\n",
+			    e->preempted_for, t1);
+		}
 	} else if (!e || !e->decided) {
 		add(&out, "Job %u is pending; Fairway has not planned it yet (reason: %s)\n",
 		    job_id, job_state_reason_string(job->state_reason));
