@@ -1,0 +1,192 @@
+#!/bin/bash
+# sched/fairway with PreemptType=preempt/qos (issue 16), slurmdbd + MariaDB
+# for the QOS.  2 nodes of 4 CPUs, select/cons_tres CR_Core, PreemptMode=
+# REQUEUE, GraceTime 0.  QOS (sacctmgr): scav (Priority 0), scavhi
+# (Priority 10), scavx (Priority 0, PreemptExemptTime 20 s), scavc
+# (PreemptMode=cancel), owner (Priority 100, Preempt=scav,scavhi,scavx,
+# scavc), plain (Priority 50, preempts nobody).  PriorityWeightQOS makes
+# owner jobs sort first, then plain jobs.  The same scenario runs at the
+# same time on a second cluster of the same shape under Slurm's own
+# priority/multifactor + sched/backfill; both are printed side by side.
+# Expected values by hand from Slurm's documented behaviour (preempt/qos: a
+# job may preempt the QOS of its QOS's Preempt list; candidates are
+# ordered by QOS priority, lower first; PreemptExemptTime keeps a job from
+# being preempted until it has run that long; REQUEUE requeues, CANCEL
+# cancels; a requeued job is pending again with Restarts=1):
+#  1. seven 1-CPU scavhi jobs and one 1-CPU scav job fill the 8 CPUs; a
+#     1-CPU plain job waits (its QOS preempts nobody) and nobody is
+#     preempted; a 1-CPU owner job then starts within a few seconds
+#     (one pass plus the victim's completion: KillWait 5 s at most) by
+#     preempting exactly one job, the scav job (lowest QOS priority), on
+#     its node; the scav job is requeued (pending, Restarts=1), the plain
+#     job still waits;
+#  2. eight 1-CPU scavx jobs fill the nodes; an owner job preempts nobody
+#     until they have run 20 s (PreemptExemptTime), then exactly one;
+#  3. cancel mode: eight 1-CPU scavc jobs fill the nodes; a 2-CPU owner job
+#     on one node (-N1 -n2) starts by preempting jobs on one node only;
+#     they are cancelled (PREEMPTED, not requeued).  Fairway preempts
+#     exactly 2 (the fewest); Slurm's select plugin at least 2.
+# Fairway must preempt no more jobs than sched/backfill in each part and
+# start each owner job no later (a 3-second tolerance for pass timing).
+source "$(dirname "$0")/lib.sh"
+
+shape=(--nodes 2 --cpus 4 --select-params CR_Core)
+common='PreemptType=preempt/qos
+PreemptMode=REQUEUE
+PriorityWeightQOS=100000
+JobRequeue=1'
+
+# ---- accounting --------------------------------------------------------------
+setup_qos() {
+  sacctmgr -i add qos scav,scavhi,scavx,scavc,owner,plain > /dev/null
+  sacctmgr -i modify qos scav set priority=0 > /dev/null
+  sacctmgr -i modify qos scavhi set priority=10 > /dev/null
+  sacctmgr -i modify qos scavx set priority=0 preemptexempttime=00:00:20 > /dev/null
+  sacctmgr -i modify qos scavc set priority=0 preemptmode=cancel > /dev/null
+  sacctmgr -i modify qos owner set priority=100 preempt=scav,scavhi,scavx,scavc > /dev/null
+  sacctmgr -i modify qos plain set priority=50 > /dev/null
+  sacctmgr -i add account grp parent=root > /dev/null
+  sacctmgr -i add user root account=grp > /dev/null
+  sacctmgr -i modify user root set qos=normal,scav,scavhi,scavx,scavc,owner,plain > /dev/null
+  wait_until 30 bash -c "scontrol -o show assoc_mgr flags=qos qos=owner 2>/dev/null | grep -q '^QOS=owner('"
+}
+
+# ---- the scenario: observations as KEY VALUE lines -----------------------------
+preempted_for() { # job -> victims named in slurmctld's log, sorted
+  grep -o "preempted JobId=[0-9]* has been [a-z]* to reclaim resources for JobId=$1\b" "$LOG" |
+    awk '{print $2}' | sed 's/JobId=//' | sort -n | paste -sd' '
+}
+npre() { local v; v=$(preempted_for "$1"); [ -z "$v" ] && echo 0 || echo "$v" | wc -w; }
+running_count() { squeue -h -t R -o %i | wc -l; }
+all_running() { [ "$(running_count)" = "$1" ]; }
+node_of() { squeue -h -j "$1" -o %N 2>/dev/null; }
+# since JOB T: its start - T in seconds, or none
+since() {
+  local s; s=$(start_epoch "$1")
+  [ "$s" = none ] && echo none || echo $((s - $2))
+}
+scen() {
+  local h=() l p o1 o2 t c=() o3 x
+  say "1. seven scavhi jobs and one scav job fill 8 CPUs"
+  for x in 1 2 3; do h+=("$(submit -q scavhi -n 1 -t 5 --wrap 'sleep 300')"); done
+  wait_until 15 all_running 3
+  l=$(submit -q scav -n 1 -t 5 --wrap 'sleep 300')
+  for x in 1 2 3 4; do h+=("$(submit -q scavhi -n 1 -t 5 --wrap 'sleep 300')"); done
+  wait_until 15 all_running 8
+  echo "filled $(running_count)"
+  p=$(submit -q plain -n 1 -t 2 --wrap 'sleep 60')
+  sleep 5
+  echo "plain_state $(job_state "$p")"
+  echo "plain_preempted $(npre "$p")"
+  local lnode; lnode=$(node_of "$l")
+  t=$(date +%s); o1=$(submit -q owner -n 1 -t 2 --wrap 'sleep 120')
+  wait_until 30 job_is "$o1" RUNNING
+  echo "o1_delay $(since "$o1" "$t")"
+  echo "o1_preempted $(npre "$o1")"
+  echo "o1_victim_is_scav $([ "$(preempted_for "$o1")" = "$l" ] && echo yes || echo "no:$(preempted_for "$o1")")"
+  echo "o1_on_victim_node $([ "$(node_of "$o1")" = "$lnode" ] && echo yes || echo "no:$(node_of "$o1")/$lnode")"
+  echo "scav_requeued $(job_state "$l") Restarts=$(job_field "$l" Restarts)"
+  echo "plain_after $(job_state "$p") $(npre "$p")"
+  [ "${FW_EXPLAIN:-1}" = 1 ] && {
+    echo "explain_running $(fairway_cmd explain "${h[0]}" 2>&1 | grep -c 'may be preempted (REQUEUE) by jobs of QOS owner')"
+  }
+
+  scancel -u root; wait_until 30 queue_empty
+
+  say "2. eight scavx jobs (PreemptExemptTime 20 s), an owner job"
+  local xs=() xstart
+  for x in 1 2 3 4 5 6 7 8; do xs+=("$(submit -q scavx -n 1 -t 5 --wrap 'sleep 300')"); done
+  wait_until 20 all_running 8
+  xstart=$(start_epoch "${xs[0]}")
+  t=$(date +%s); o2=$(submit -q owner -n 1 -t 2 --wrap 'sleep 120')
+  sleep 4
+  [ "${FW_EXPLAIN:-1}" = 1 ] && echo "explain_o2 $(fairway_cmd explain "$o2" 2>&1 | grep -c 'Expected start')"
+  wait_until 60 job_is "$o2" RUNNING
+  echo "o2_after_exempt $(since "$o2" $((xstart + 20)))"
+  echo "o2_delay $(since "$o2" "$t")"
+  echo "o2_preempted $(npre "$o2")"
+  scancel -u root; wait_until 30 queue_empty
+
+  say "3. cancel mode: eight scavc jobs, a 2-CPU owner job on one node"
+  for x in 1 2 3 4 5 6 7 8; do c+=("$(submit -q scavc -n 1 -t 5 --wrap 'sleep 300')"); done
+  wait_until 20 all_running 8
+  t=$(date +%s); o3=$(submit -q owner -N 1 -n 2 -t 2 --wrap 'sleep 120')
+  wait_until 30 job_is "$o3" RUNNING
+  echo "o3_delay $(since "$o3" "$t")"
+  echo "o3_preempted $(npre "$o3")"
+  v=$(preempted_for "$o3"); local states="" n
+  for x in $v; do states+="$(sacct -n -X -j "$x" -o State%12 2>/dev/null | awk 'NR==1{print $1}') "; done
+  echo "o3_states $(echo $states | tr ' ' '\n' | sort -u | paste -sd,)"
+  echo "o3_cancel_log $(grep -c "has been killed to reclaim resources for JobId=$o3\b" "$LOG")"
+  scancel -u root; wait_until 30 queue_empty
+}
+
+# ---- two clusters, the same scenario at the same time ---------------------------
+ref_dir="$FW_LIVE_DIR/fw-pq-ref"
+extra=$(mktemp); extra_ref=$(mktemp)
+printf '%s\nSchedulerParameters=sched_interval=-1,bf_interval=1,bf_resolution=1\n' "$common" > "$extra"
+printf '%s\nSchedulerParameters=bf_interval=1,bf_resolution=1\n' "$common" > "$extra_ref"
+start_cluster fw-pq 17840 "${shape[@]}" --dbd --dbd-port "$(live_port 17850)" --slurm-extra "$extra"
+bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$ref_dir" >/dev/null 2>&1
+if ! bash "$FW_TOP/contrib/cluster-start.sh" --dir "$ref_dir" --name fw-pq-ref \
+    --port "$(live_port 17860)" --no-fairway --dbd --dbd-port "$(live_port 17870)" \
+    "${shape[@]}" --slurm-extra "$extra_ref" >/dev/null; then
+  fail "the reference cluster (sched/backfill) did not start; logs in $ref_dir/log"
+fi
+trap 'stop_cluster; bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$ref_dir" >/dev/null 2>&1' EXIT
+rm -f "$extra" "$extra_ref"
+grep -E '^(SelectType|SchedulerType|SchedulerParameters|Preempt)' "$SLURM_CONF" | sed 's/^/    /'
+check "sched/fairway accepts preempt/qos (no refusal in the log)" \
+  bash -c "! grep -q 'PreemptType=preempt/qos is not supported' '$_cluster_dir/log/slurmctld.log'"
+setup_qos
+( export SLURM_CONF="$ref_dir/etc/slurm.conf"; setup_qos )
+
+out_ref="$ref_dir/scen.out"; out_fw="$_cluster_dir/scen.out"
+( export SLURM_CONF="$ref_dir/etc/slurm.conf"; JOBDIR="$ref_dir/jobs" FW_EXPLAIN=0
+  LOG="$ref_dir/log/slurmctld.log"
+  mkdir -p "$JOBDIR"; chmod 1777 "$JOBDIR"; scen > "$out_ref" 2>&1 ) &
+refpid=$!
+LOG="$_cluster_dir/log/slurmctld.log" scen | tee "$out_fw" | grep -v '^[a-z]'
+wait "$refpid"
+
+val() { sed -n "s/^$2 //p" "$1" | head -n1; }
+keys=(filled plain_state plain_preempted o1_delay o1_preempted o1_victim_is_scav o1_on_victim_node
+  scav_requeued plain_after explain_running explain_o2 o2_after_exempt o2_delay o2_preempted
+  o3_delay o3_preempted o3_states o3_cancel_log)
+printf '    %-20s %-24s %s\n' observation "sched/backfill" "sched/fairway"
+for k in "${keys[@]}"; do
+  printf '    %-20s %-24s %s\n' "$k" "$(val "$out_ref" "$k")" "$(val "$out_fw" "$k")"
+done
+
+say "checks (sched/fairway)"
+f() { val "$out_fw" "$1"; }
+r() { val "$out_ref" "$1"; }
+num() { [[ "$1" =~ ^-?[0-9]+$ ]]; }
+# no_later FW REF: Fairway's delay is a number no more than REF's + 3 s
+no_later() { num "$1" && { ! num "$2" || [ "$1" -le $(($2 + 3)) ]; }; }
+# no_more FW REF: Fairway preempted no more jobs than sched/backfill
+no_more() { num "$1" && { ! num "$2" || [ "$1" -le "$2" ]; }; }
+check_eq "1. the eight 1-CPU jobs fill the nodes" 8 "$(f filled)"
+check_eq "... a plain job (QOS that preempts nobody) waits" PENDING "$(f plain_state)"
+check_eq "... and preempts nobody" 0 "$(f plain_preempted)"
+check "... an owner job starts within 8 s: $(f o1_delay) s (sched/backfill: $(r o1_delay) s)" \
+  bash -c "[[ '$(f o1_delay)' =~ ^[0-9]+$ ]] && [ '$(f o1_delay)' -le 8 ]"
+check_eq "... by preempting exactly one job" 1 "$(f o1_preempted)"
+check_eq "... the scav job (lowest QOS priority)" yes "$(f o1_victim_is_scav)"
+check_eq "... on the victim's node" yes "$(f o1_on_victim_node)"
+check_eq "... the victim is requeued" "PENDING Restarts=1" "$(f scav_requeued)"
+check_eq "... the plain job still waits, preempted nobody" "PENDING 0" "$(f plain_after)"
+check_eq "... fairway explain: a scavhi job may be preempted by QOS owner" 1 "$(f explain_running)"
+check "2. PreemptExemptTime: the owner job starts 0-8 s after the scavx jobs' 20 s ($(f o2_after_exempt) s after)" \
+  bash -c "[[ '$(f o2_after_exempt)' =~ ^[0-9]+$ ]] && [ '$(f o2_after_exempt)' -le 8 ]"
+check_eq "... by preempting exactly one job" 1 "$(f o2_preempted)"
+check_eq "3. CANCEL: a 2-CPU owner job on one node preempts 2 jobs" 2 "$(f o3_preempted)"
+check_eq "... they are cancelled (PREEMPTED), not requeued" PREEMPTED "$(f o3_states)"
+check_eq "... slurmctld's log says killed, not requeued" 2 "$(f o3_cancel_log)"
+for k in o1 o2 o3; do
+  check "$k: Fairway preempts no more jobs than sched/backfill ($(f ${k}_preempted) vs $(r ${k}_preempted))" \
+    no_more "$(f ${k}_preempted)" "$(r ${k}_preempted)"
+  check "$k: Fairway starts the owner job no later (+3 s) than sched/backfill ($(f ${k}_delay) vs $(r ${k}_delay) s)" \
+    no_later "$(f ${k}_delay)" "$(r ${k}_delay)"
+done
+finish
