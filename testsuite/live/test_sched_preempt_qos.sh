@@ -25,7 +25,14 @@
 #  3. cancel mode: eight 1-CPU scavc jobs fill the nodes; a 2-CPU owner job
 #     on one node (-N1 -n2) starts by preempting jobs on one node only;
 #     they are cancelled (PREEMPTED, not requeued).  Fairway preempts
-#     exactly 2 (the fewest); Slurm's select plugin at least 2.
+#     exactly 2 (the fewest); Slurm's select plugin at least 2;
+#  4. GraceTime 5 s (QOS scavg, jobs that ignore SIGTERM): an owner job
+#     preempts exactly one; while it waits, squeue --start gives its start
+#     after the grace time (5-7 s after submission, the step is 1 s) and
+#     fairway explain lists the job it preempts; it starts no earlier than
+#     5 s, and within 35 s (slurmctld requeues a job whose grace is over
+#     at its next time-limit check, every 30 s, or when the preemptor
+#     tries again after KillWait + MessageTimeout).
 # Fairway must preempt no more jobs than sched/backfill in each part and
 # start each owner job no later (a 3-second tolerance for pass timing).
 source "$(dirname "$0")/lib.sh"
@@ -38,16 +45,17 @@ JobRequeue=1'
 
 # ---- accounting --------------------------------------------------------------
 setup_qos() {
-  sacctmgr -i add qos scav,scavhi,scavx,scavc,owner,plain > /dev/null
+  sacctmgr -i add qos scav,scavhi,scavx,scavc,scavg,owner,plain > /dev/null
+  sacctmgr -i modify qos scavg set priority=0 gracetime=5 > /dev/null
   sacctmgr -i modify qos scav set priority=0 > /dev/null
   sacctmgr -i modify qos scavhi set priority=10 > /dev/null
   sacctmgr -i modify qos scavx set priority=0 preemptexempttime=00:00:20 > /dev/null
   sacctmgr -i modify qos scavc set priority=0 preemptmode=cancel > /dev/null
-  sacctmgr -i modify qos owner set priority=100 preempt=scav,scavhi,scavx,scavc > /dev/null
+  sacctmgr -i modify qos owner set priority=100 preempt=scav,scavhi,scavx,scavc,scavg > /dev/null
   sacctmgr -i modify qos plain set priority=50 > /dev/null
   sacctmgr -i add account grp parent=root > /dev/null
   sacctmgr -i add user root account=grp > /dev/null
-  sacctmgr -i modify user root set qos=normal,scav,scavhi,scavx,scavc,owner,plain > /dev/null
+  sacctmgr -i modify user root set qos=normal,scav,scavhi,scavx,scavc,scavg,owner,plain > /dev/null
   wait_until 30 bash -c "scontrol -o show assoc_mgr flags=qos qos=owner 2>/dev/null | grep -q '^QOS=owner('"
 }
 
@@ -57,6 +65,13 @@ preempted_for() { # job -> victims named in slurmctld's log, sorted
     awk '{print $2}' | sed 's/JobId=//' | sort -n | paste -sd' '
 }
 npre() { local v; v=$(preempted_for "$1"); [ -z "$v" ] && echo 0 || echo "$v" | wc -w; }
+# among JOBS...: how many slurmctld's log says were preempted (after a
+# GraceTime slurmctld names no preemptor: "for JobId=Invalid")
+npre_among() {
+  local n=0 j
+  for j in "$@"; do grep -q "preempted JobId=$j has been" "$LOG" && n=$((n + 1)); done
+  echo "$n"
+}
 running_count() { squeue -h -t R -o %i | wc -l; }
 all_running() { [ "$(running_count)" = "$1" ]; }
 node_of() { squeue -h -j "$1" -o %N 2>/dev/null; }
@@ -119,6 +134,25 @@ scen() {
   echo "o3_states $(echo $states | tr ' ' '\n' | sort -u | paste -sd,)"
   echo "o3_cancel_log $(grep -c "has been killed to reclaim resources for JobId=$o3\b" "$LOG")"
   scancel -u root; wait_until 30 queue_empty
+
+  say "4. GraceTime 5 s: eight scavg jobs that ignore SIGTERM, an owner job"
+  local g=()
+  for x in 1 2 3 4 5 6 7 8; do
+    g+=("$(submit -q scavg -n 1 -t 5 --wrap "trap '' TERM; sleep 300")")
+  done
+  wait_until 20 all_running 8
+  t=$(date +%s); o4=$(submit -q owner -n 1 -t 2 --wrap 'sleep 120')
+  sleep 3
+  if [ "${FW_EXPLAIN:-1}" = 1 ]; then
+    fairway_cmd explain "$o4" > "$JOBDIR/explain_o4" 2>&1
+    echo "explain_o4_preempts $(grep -c '^  Preempts: job [0-9]' "$JOBDIR/explain_o4")"
+    for x in "${g[@]}"; do fairway_cmd explain "$x" 2>&1 | grep -E "^Job $x is|Preempt"; done > "$JOBDIR/explain_g"
+  fi
+  echo "o4_squeue_start $(s=$(squeue --start -h -j "$o4" -o %S); case "$s" in ''|N/A) echo none;; *) echo $(( $(epoch "$s") - t ));; esac)"
+  wait_until 60 job_is "$o4" RUNNING
+  echo "o4_delay $(since "$o4" "$t")"
+  echo "o4_preempted $(npre_among "${g[@]}")"
+  scancel -u root; wait_until 30 queue_empty
 }
 
 # ---- two clusters, the same scenario at the same time ---------------------------
@@ -151,7 +185,7 @@ wait "$refpid"
 
 val() { sed -n "s/^$2 //p" "$1" | head -n1; }
 keys=(filled plain_state plain_preempted o1_delay o1_preempted o1_victim_is_scav o1_on_victim_node
-  scav_requeued plain_after explain_running explain_o2 o2_after_exempt o2_delay o2_preempted
+  scav_requeued plain_after explain_running explain_o2 o2_after_exempt o2_delay o2_preempted explain_o4_preempts o4_squeue_start o4_delay o4_preempted
   o3_delay o3_preempted o3_states o3_cancel_log)
 printf '    %-20s %-24s %s\n' observation "sched/backfill" "sched/fairway"
 for k in "${keys[@]}"; do
@@ -183,7 +217,13 @@ check_eq "... by preempting exactly one job" 1 "$(f o2_preempted)"
 check_eq "3. CANCEL: a 2-CPU owner job on one node preempts 2 jobs" 2 "$(f o3_preempted)"
 check_eq "... they are cancelled (PREEMPTED), not requeued" PREEMPTED "$(f o3_states)"
 check_eq "... slurmctld's log says killed, not requeued" 2 "$(f o3_cancel_log)"
-for k in o1 o2 o3; do
+check "4. GraceTime 5 s: the owner job starts no earlier than 5 s, within 35 s (slurmctld requeues after the grace at its next check): $(f o4_delay) s" \
+  bash -c "[[ '$(f o4_delay)' =~ ^[0-9]+$ ]] && [ '$(f o4_delay)' -ge 5 ] && [ '$(f o4_delay)' -le 35 ]"
+check_eq "... by preempting exactly one job" 1 "$(f o4_preempted)"
+check_eq "... fairway explain lists the job it preempts while it waits" 1 "$(f explain_o4_preempts)"
+check "... squeue --start: after the grace time (5-7 s after submission): $(f o4_squeue_start)" \
+  bash -c "[[ '$(f o4_squeue_start)' =~ ^[0-9]+$ ]] && [ '$(f o4_squeue_start)' -ge 5 ] && [ '$(f o4_squeue_start)' -le 7 ]"
+for k in o1 o2 o3 o4; do
   check "$k: Fairway preempts no more jobs than sched/backfill ($(f ${k}_preempted) vs $(r ${k}_preempted))" \
     no_more "$(f ${k}_preempted)" "$(r ${k}_preempted)"
   check "$k: Fairway starts the owner job no later (+3 s) than sched/backfill ($(f ${k}_delay) vs $(r ${k}_delay) s)" \

@@ -1538,35 +1538,75 @@ static bool refused_for_limits(int rc)
 	       !xstrcasestr(slurm_conf.sched_params, "assoc_limit_stop");
 }
 
-/* "12 13" (malloc'd): the victims of d, for `fairway explain`; each
- * victim's own record says for whom (caller holds tab_mu). */
+/*
+ * The jobs select_nodes() just preempted for job on the planned nodes:
+ * signalled (preempt_time) at or after t0.  The select plugin picks them
+ * in its own candidate order, which may differ from the plan's among
+ * equal candidates; `fairway explain` shows what really happened.  The
+ * pass holds the job write lock, so nobody else preempted meanwhile.
+ * Up to max ids into out; returns how many.
+ */
+static uint32_t signalled_victims(const struct fw_plan_decision *d,
+				  time_t t0, uint32_t *out, uint32_t max)
+{
+	list_itr_t *it = list_iterator_create(job_list);
+	job_record_t *j;
+	uint32_t n = 0;
+
+	while ((j = list_next(it)) && n < max) {
+		int64_t i;
+
+		if (!j->preempt_time || j->preempt_time < t0 || !j->node_bitmap)
+			continue;
+		for (i = bit_ffs(j->node_bitmap); i >= 0 && i < node_record_count; i++)
+			if (bit_test(j->node_bitmap, i) &&
+			    fw_bitset_test(d->nodes, (uint32_t)i))
+				break;
+		if (i >= 0 && i < node_record_count)
+			out[n++] = j->job_id;
+	}
+	list_iterator_destroy(it);
+	return n;
+}
+
+/* "12 13" (malloc'd): the victims, for `fairway explain`; each victim's
+ * own record says for whom (caller holds tab_mu). */
 static char *victims_text(const struct pass *p, job_record_t *job,
-			  const struct fw_plan_decision *d)
+			  const uint32_t *v, uint32_t n)
 {
 	struct fw_buf b = { 0 };
 
-	for (uint32_t k = 0; k < d->nvictims; k++) {
-		struct sf_jobinfo *v = sf_tab_get(d->victims[k], true);
+	for (uint32_t k = 0; k < n; k++) {
+		struct sf_jobinfo *e = sf_tab_get(v[k], true);
 
-		fw_buf_printf(&b, "%s%u", k ? " " : "", d->victims[k]);
-		if (v) {
-			v->preempted_for = job->job_id;
-			v->preempted_at = p->now;
+		fw_buf_printf(&b, "%s%u", k ? " " : "", v[k]);
+		if (e) {
+			e->preempted_for = job->job_id;
+			e->preempted_at = p->now;
 		}
 	}
 	return b.s;
 }
 
+/* Remember the victims of job's start (those signalled since t0; the
+ * plan's when none was, e.g. all gone already). */
 static void record_victims(const struct pass *p, job_record_t *job,
-			   const struct fw_plan_decision *d)
+			   const struct fw_plan_decision *d, time_t t0)
 {
+	uint32_t got[64], n = signalled_victims(d, t0, got, 64);
 	struct sf_jobinfo *t;
+	char *text;
 
 	pthread_mutex_lock(&sf.tab_mu);
+	/* victims first: creating their entries may move the table */
+	text = n ? victims_text(p, job, got, n) :
+		   victims_text(p, job, d->victims, d->nvictims);
 	t = sf_tab_get(job->job_id, true);
 	if (t) {
 		free(t->victims);
-		t->victims = d->nvictims ? victims_text(p, job, d) : NULL;
+		t->victims = text;
+	} else {
+		free(text);
 	}
 	pthread_mutex_unlock(&sf.tab_mu);
 }
@@ -1579,19 +1619,20 @@ static void record_victims(const struct pass *p, job_record_t *job,
  * started) so that no later job of the pass takes them.
  */
 static void preempting(struct pass *p, job_record_t *job,
-		       const struct qentry *e, struct fw_plan_decision *d)
+		       const struct qentry *e, struct fw_plan_decision *d,
+		       time_t t0)
 {
 	struct fw_err err;
 	char *nodes = fw_cluster_hostlist(sf.cluster, d->nodes);
 
-	debug("%s: %pJ preempts %u job(s) on %s (preemption in progress: %s)",
+	info("%s: %pJ preempts %u job(s) on %s (preemption in progress: %s)",
 	      PLUGIN, job, d->nvictims, nodes ? nodes : "?",
 	      job->preempt_in_progress ? "signalled now" : "already");
 	if (fw_plan_started(p->plan, d->nodes, &err))
 		fw_log_err(PLUGIN, &err);
 	set_wait_reason(p, job, FW_REASON_NODES);
 	record_decision(p, job, e, d, nodes);
-	record_victims(p, job, d);
+	record_victims(p, job, d, t0);
 }
 
 /*
@@ -1610,6 +1651,8 @@ static int preempt_for_later(struct pass *p, job_record_t *job,
 		return 0;
 	rc = start_job(job, d->nodes, false, &restricted);
 	charge(p, &p->t.starts);
+	info("%s: %pJ planned at %ld s on its victims' nodes; select_nodes(): %s",
+	     PLUGIN, job, (long)(d->start - p->now), slurm_strerror(rc));
 	if (rc == SLURM_SUCCESS) {
 		/* the victims were gone already: started on the nodes
 		 * the plan keeps for it from its planned start on */
@@ -1650,6 +1693,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 		p->tested++;
 		if (d.kind == FW_PLAN_START_NOW) {
 			bool restricted;
+			time_t t0;
 			int rc;
 
 			/* select_nodes() does not test licenses; Slurm's own
@@ -1661,11 +1705,12 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			}
 			/* with victims: exactly the planned nodes, so that
 			 * the select plugin preempts there and nowhere else */
+			t0 = time(NULL);
 			rc = start_job(job, d.nvictims ? d.nodes : d.allowed,
 				       d.backfilled, &restricted);
 			charge(p, &p->t.starts);
 			if (rc == ESLURM_NODES_BUSY && d.nvictims) {
-				preempting(p, job, e, &d);
+				preempting(p, job, e, &d, t0);
 				return true;
 			}
 
@@ -1712,6 +1757,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 				fail_bad_constraints(job, rc, p->now);
 		}
 		if (d.kind == FW_PLAN_RESERVED && d.nvictims) {
+			time_t t0 = time(NULL);
 			int r = preempt_for_later(p, job, &d);
 
 			if (r > 0) {
@@ -1722,7 +1768,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 					set_estimate(p, job, &d, nm);
 				}
 				record_decision(p, job, e, &d, nm);
-				record_victims(p, job, &d);
+				record_victims(p, job, &d, t0);
 				return true;
 			}
 		}

@@ -177,11 +177,15 @@ bool sf_preempt_run(job_record_t *job, struct fw_preempt_run *pr)
 	int64_t grace;
 	bool ok;
 
-	/* A job already signalled (GraceTime running) ends by itself: its
-	 * end_time says when.  Hetjobs: every component would have to be
-	 * preemptable; not planned. */
+	/* A job already signalled is in its GraceTime until end_time: a
+	 * plain running job until then.  After it slurmctld requeues or
+	 * cancels it when the preemptor's select_nodes() runs again (or at
+	 * its next time-limit check), so it is a candidate again, free now.
+	 * Hetjobs: every component would have to be preemptable; not
+	 * planned. */
 	if (sf.preempt == SF_PREEMPT_NONE || !IS_JOB_RUNNING(job) ||
-	    job->preempt_time || job->het_job_id)
+	    job->het_job_id ||
+	    (job->preempt_time && job->end_time > time(NULL)))
 		return false;
 	if (sf.preempt == SF_PREEMPT_PART && !slurm_preemption_enabled())
 		return false;
@@ -196,6 +200,8 @@ bool sf_preempt_run(job_record_t *job, struct fw_preempt_run *pr)
 		if (pr->exempt_until <= pr->start)
 			pr->exempt_until = 0;	/* no PreemptExemptTime */
 		pr->grace = grace;
+		if (job->preempt_time)	/* grace over, exemption moot */
+			pr->exempt_until = pr->grace = 0;
 	}
 	assoc_mgr_unlock(&locks);
 	return ok;

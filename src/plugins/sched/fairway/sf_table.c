@@ -48,11 +48,15 @@ static struct sf_jobinfo *find_slot(struct sf_jobinfo *tab, uint32_t cap,
 			return &tab[i];
 }
 
-/* A job whose entry can go: gone from slurmctld or no longer pending. */
-static bool job_done(uint32_t job_id)
+/* A job whose entry can go: gone from slurmctld or no longer pending
+ * (a running job being preempted keeps it until it is gone: `fairway
+ * explain` of its preemptor names it during its GraceTime). */
+static bool job_done(const struct sf_jobinfo *e)
 {
-	job_record_t *job = find_job_record(job_id);
+	job_record_t *job = find_job_record(e->job_id);
 
+	if (job && e->preempted_for && IS_JOB_RUNNING(job) && job->preempt_time)
+		return false;
 	return !job || !IS_JOB_PENDING(job);
 }
 
@@ -67,7 +71,7 @@ static void rehash(uint32_t cap, bool drop_done)
 	for (uint32_t i = 0; i < oldcap; i++) {
 		if (!old[i].job_id)
 			continue;
-		if (drop_done && job_done(old[i].job_id)) {
+		if (drop_done && job_done(&old[i])) {
 			entry_free(&old[i]);
 			continue;
 		}
@@ -192,6 +196,32 @@ static void add(char **out, const char *fmt, ...)
 	xstrcat(*out, line);
 }
 
+/*
+ * Jobs preempted for job_id that still run (their GraceTime): later passes
+ * plan them as running until the grace ends, so the decision names no
+ * victims any more; their own records say for whom.  A scan of the table,
+ * for one explain request (caller holds tab_mu).
+ */
+static void explain_in_grace(char **out, uint32_t job_id)
+{
+	char *list = NULL;
+
+	for (uint32_t i = 0; i < sf.tab_cap; i++) {
+		const struct sf_jobinfo *v = &sf.tab[i];
+		job_record_t *j;
+
+		if (!v->job_id || v->preempted_for != job_id)
+			continue;
+		j = find_job_record(v->job_id);
+		if (j && IS_JOB_RUNNING(j) && j->preempt_time)
+			xstrfmtcat(list, "%s%u", list ? " " : "", v->job_id);
+	}
+	if (list)
+		add(out, "  Preempts: job%s %s (signalled; gone when their GraceTime ends)\n",
+		    strchr(list, ' ') ? "s" : "", list);
+	xfree(list);
+}
+
 static void explain_reason(char **out, const struct sf_jobinfo *e)
 {
 	const char *why = fw_plan_reason_str((enum fw_plan_reason)e->reason);
@@ -211,6 +241,8 @@ static void explain_reason(char **out, const struct sf_jobinfo *e)
 		add(out, "  Preempts: job%s %s (PreemptType=%s; Slurm requeues or cancels them, after their GraceTime)\n",
 		    strchr(e->victims, ' ') ? "s" : "", e->victims,
 		    slurm_conf.preempt_type);
+	else
+		explain_in_grace(out, e->job_id);
 }
 
 static void explain_protection(char **out, const job_record_t *job,
@@ -264,7 +296,8 @@ char *sf_explain(uint32_t job_id, uid_t uid, const char *pre)
 		add(&out, "\n");
 		if (pre)
 			add(&out, "%s", pre);
-		if (e && e->preempted_for && IS_JOB_RUNNING(job)) {
+		if (e && e->preempted_for && IS_JOB_RUNNING(job) &&
+		    job->preempt_time) {
 			fmt_time(e->preempted_at, t1, sizeof(t1));
 			add(&out, "  Preempted for: job %u (planned %s)\n",
 			    e->preempted_for, t1);

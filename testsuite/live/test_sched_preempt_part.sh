@@ -1,0 +1,140 @@
+#!/bin/bash
+# sched/fairway with PreemptType=preempt/partition_prio (issue 16), no
+# slurmdbd.  2 nodes of 4 CPUs, select/cons_tres CR_Core, PreemptMode=
+# REQUEUE, GraceTime 0.  Partitions on both nodes: low (PriorityTier 1),
+# low2 (PriorityTier 2), peer (PriorityTier 1), lowc (PriorityTier 1,
+# PreemptMode=CANCEL), high (PriorityTier 10).  The same scenario runs at
+# the same time on a second cluster of the same shape under Slurm's own
+# priority/multifactor + sched/backfill; both are printed side by side.
+# Expected values by hand from Slurm's documented behaviour
+# (preempt/partition_prio: a job may preempt jobs of partitions of lower
+# PriorityTier sharing its nodes; candidates are ordered by PriorityTier,
+# lower first; REQUEUE requeues, CANCEL cancels):
+#  1. seven 1-CPU low2 jobs and one 1-CPU low job fill the 8 CPUs; a
+#     1-CPU peer job waits (tier 1: preempts nobody here); a 1-CPU
+#     high job starts within a few seconds by preempting exactly one job,
+#     the low job (lowest tier), on its node; it is requeued (pending,
+#     Restarts=1); the peer job still waits;
+#  2. cancel mode: eight 1-CPU lowc jobs fill the nodes; a 2-CPU high job
+#     on one node (-N1 -n2) preempts exactly 2 jobs (the fewest: Slurm's
+#     select plugin at least 2), cancelled (PREEMPTED, not requeued).
+# Fairway must preempt no more jobs than sched/backfill in each part and
+# start each high job no later (a 3-second tolerance for pass timing).
+source "$(dirname "$0")/lib.sh"
+
+shape=(--nodes 2 --cpus 4 --select-params CR_Core)
+common='PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+JobRequeue=1
+PartitionName=low Nodes=n[1-2] PriorityTier=1 MaxTime=INFINITE State=UP
+PartitionName=low2 Nodes=n[1-2] PriorityTier=2 MaxTime=INFINITE State=UP
+PartitionName=peer Nodes=n[1-2] PriorityTier=1 PreemptMode=OFF MaxTime=INFINITE State=UP
+PartitionName=lowc Nodes=n[1-2] PriorityTier=1 PreemptMode=CANCEL MaxTime=INFINITE State=UP
+PartitionName=high Nodes=n[1-2] PriorityTier=10 PreemptMode=OFF MaxTime=INFINITE State=UP'
+
+preempted_for() { # job -> victims named in slurmctld's log, sorted
+  grep -o "preempted JobId=[0-9]* has been [a-z]* to reclaim resources for JobId=$1\b" "$LOG" |
+    awk '{print $2}' | sed 's/JobId=//' | sort -n | paste -sd' '
+}
+npre() { local v; v=$(preempted_for "$1"); [ -z "$v" ] && echo 0 || echo "$v" | wc -w; }
+running_count() { squeue -h -t R -o %i | wc -l; }
+all_running() { [ "$(running_count)" = "$1" ]; }
+node_of() { squeue -h -j "$1" -o %N 2>/dev/null; }
+since() { local s; s=$(start_epoch "$1"); [ "$s" = none ] && echo none || echo $((s - $2)); }
+scen() {
+  local x l p o1 o3 t v states=""
+  say "1. seven low2 jobs and one low job fill 8 CPUs"
+  for x in 1 2 3; do submit -p low2 -n 1 -t 5 --wrap 'sleep 300' > /dev/null; done
+  wait_until 15 all_running 3
+  l=$(submit -p low -n 1 -t 5 --wrap 'sleep 300')
+  for x in 1 2 3 4; do submit -p low2 -n 1 -t 5 --wrap 'sleep 300' > /dev/null; done
+  wait_until 15 all_running 8
+  echo "filled $(running_count)"
+  p=$(submit -p peer -n 1 -t 2 --wrap 'sleep 60')
+  sleep 4
+  echo "peer_state $(job_state "$p") $(npre "$p")"
+  local lnode; lnode=$(node_of "$l")
+  t=$(date +%s); o1=$(submit -p high -n 1 -t 2 --wrap 'sleep 120')
+  wait_until 30 job_is "$o1" RUNNING
+  echo "o1_delay $(since "$o1" "$t")"
+  echo "o1_preempted $(npre "$o1")"
+  echo "o1_victim_is_low $([ "$(preempted_for "$o1")" = "$l" ] && echo yes || echo "no:$(preempted_for "$o1")")"
+  echo "o1_on_victim_node $([ "$(node_of "$o1")" = "$lnode" ] && echo yes || echo "no:$(node_of "$o1")/$lnode")"
+  echo "low_requeued $(job_state "$l") Restarts=$(job_field "$l" Restarts)"
+  echo "peer_after $(job_state "$p") $(npre "$p")"
+  [ "${FW_EXPLAIN:-1}" = 1 ] &&
+    echo "explain_running $(fairway_cmd explain "$(squeue -h -p low2 -t R -o %i | head -n1)" 2>&1 | grep -c 'may be preempted (REQUEUE) by jobs of partition high')"
+  scancel -u root; wait_until 30 queue_empty
+
+  say "2. cancel mode: eight lowc jobs, a 2-CPU high job on one node"
+  for x in 1 2 3 4 5 6 7 8; do submit -p lowc -n 1 -t 5 --wrap 'sleep 300' > /dev/null; done
+  wait_until 20 all_running 8
+  t=$(date +%s); o3=$(submit -p high -N 1 -n 2 -t 2 --wrap 'sleep 120')
+  wait_until 30 job_is "$o3" RUNNING
+  echo "o3_delay $(since "$o3" "$t")"
+  echo "o3_preempted $(npre "$o3")"
+  v=$(preempted_for "$o3")
+  for x in $v; do states+="$(job_state "$x") "; done
+  echo "o3_states $(echo $states | tr ' ' '\n' | sort -u | paste -sd,)"
+  echo "o3_cancel_log $(grep -c "has been killed to reclaim resources for JobId=$o3\b" "$LOG")"
+  scancel -u root; wait_until 30 queue_empty
+}
+
+ref_dir="$FW_LIVE_DIR/fw-pp-ref"
+extra=$(mktemp); extra_ref=$(mktemp)
+printf '%s\nSchedulerParameters=sched_interval=-1,bf_interval=1,bf_resolution=1\n' "$common" > "$extra"
+printf '%s\nSchedulerParameters=bf_interval=1,bf_resolution=1\n' "$common" > "$extra_ref"
+start_cluster fw-pp 17880 "${shape[@]}" --slurm-extra "$extra"
+bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$ref_dir" >/dev/null 2>&1
+if ! bash "$FW_TOP/contrib/cluster-start.sh" --dir "$ref_dir" --name fw-pp-ref \
+    --port "$(live_port 17900)" --no-fairway "${shape[@]}" --slurm-extra "$extra_ref" >/dev/null; then
+  fail "the reference cluster (sched/backfill) did not start; logs in $ref_dir/log"
+fi
+trap 'stop_cluster; bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$ref_dir" >/dev/null 2>&1' EXIT
+rm -f "$extra" "$extra_ref"
+grep -E '^(SchedulerType|SchedulerParameters|Preempt|PartitionName)' "$SLURM_CONF" | sed 's/^/    /'
+check "sched/fairway accepts preempt/partition_prio (no refusal in the log)" \
+  bash -c "! grep -q 'is not supported' '$_cluster_dir/log/slurmctld.log'"
+
+out_ref="$ref_dir/scen.out"; out_fw="$_cluster_dir/scen.out"
+( export SLURM_CONF="$ref_dir/etc/slurm.conf"; JOBDIR="$ref_dir/jobs" FW_EXPLAIN=0
+  LOG="$ref_dir/log/slurmctld.log"
+  mkdir -p "$JOBDIR"; chmod 1777 "$JOBDIR"; scen > "$out_ref" 2>&1 ) &
+refpid=$!
+LOG="$_cluster_dir/log/slurmctld.log" scen | tee "$out_fw" | grep -v '^[a-z]'
+wait "$refpid"
+
+val() { sed -n "s/^$2 //p" "$1" | head -n1; }
+keys=(filled peer_state o1_delay o1_preempted o1_victim_is_low o1_on_victim_node low_requeued
+  peer_after explain_running o3_delay o3_preempted o3_states o3_cancel_log)
+printf '    %-20s %-24s %s\n' observation "sched/backfill" "sched/fairway"
+for k in "${keys[@]}"; do
+  printf '    %-20s %-24s %s\n' "$k" "$(val "$out_ref" "$k")" "$(val "$out_fw" "$k")"
+done
+
+say "checks (sched/fairway)"
+f() { val "$out_fw" "$1"; }
+r() { val "$out_ref" "$1"; }
+num() { [[ "$1" =~ ^-?[0-9]+$ ]]; }
+no_later() { num "$1" && { ! num "$2" || [ "$1" -le $(($2 + 3)) ]; }; }
+no_more() { num "$1" && { ! num "$2" || [ "$1" -le "$2" ]; }; }
+check_eq "1. the eight 1-CPU jobs fill the nodes" 8 "$(f filled)"
+check_eq "... a peer job (tier 1, like the lowest) waits and preempts nobody" "PENDING 0" "$(f peer_state)"
+check "... a high job starts within 8 s: $(f o1_delay) s (sched/backfill: $(r o1_delay) s)" \
+  bash -c "[[ '$(f o1_delay)' =~ ^[0-9]+$ ]] && [ '$(f o1_delay)' -le 8 ]"
+check_eq "... by preempting exactly one job" 1 "$(f o1_preempted)"
+check_eq "... the low job (lowest PriorityTier)" yes "$(f o1_victim_is_low)"
+check_eq "... on the victim's node" yes "$(f o1_on_victim_node)"
+check_eq "... the victim is requeued" "PENDING Restarts=1" "$(f low_requeued)"
+check_eq "... the peer job still waits, preempted nobody" "PENDING 0" "$(f peer_after)"
+check_eq "... fairway explain: a low2 job may be preempted by partition high" 1 "$(f explain_running)"
+check_eq "2. CANCEL: a 2-CPU high job on one node preempts 2 jobs" 2 "$(f o3_preempted)"
+check_eq "... they are cancelled (PREEMPTED), not requeued" PREEMPTED "$(f o3_states)"
+check_eq "... slurmctld's log says killed, not requeued" 2 "$(f o3_cancel_log)"
+for k in o1 o3; do
+  check "$k: Fairway preempts no more jobs than sched/backfill ($(f ${k}_preempted) vs $(r ${k}_preempted))" \
+    no_more "$(f ${k}_preempted)" "$(r ${k}_preempted)"
+  check "$k: Fairway starts the high job no later (+3 s) than sched/backfill ($(f ${k}_delay) vs $(r ${k}_delay) s)" \
+    no_later "$(f ${k}_delay)" "$(r ${k}_delay)"
+done
+finish
