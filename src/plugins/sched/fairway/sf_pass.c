@@ -1625,9 +1625,14 @@ static void preempting(struct pass *p, job_record_t *job,
 	struct fw_err err;
 	char *nodes = fw_cluster_hostlist(sf.cluster, d->nodes);
 
-	info("%s: %pJ preempts %u job(s) on %s (preemption in progress: %s)",
-	      PLUGIN, job, d->nvictims, nodes ? nodes : "?",
-	      job->preempt_in_progress ? "signalled now" : "already");
+	/* Once per preemption (slurmctld logs each victim); the passes
+	 * after it, until the victims are gone, say so at debug level. */
+	if (job->preempt_in_progress)
+		info("%s: %pJ preempts %u job(s) on %s", PLUGIN, job,
+		     d->nvictims, nodes ? nodes : "?");
+	else
+		debug("%s: %pJ waits for its victims on %s", PLUGIN, job,
+		      nodes ? nodes : "?");
 	if (fw_plan_started(p->plan, d->nodes, &err))
 		fw_log_err(PLUGIN, &err);
 	set_wait_reason(p, job, FW_REASON_NODES);
@@ -1651,8 +1656,9 @@ static int preempt_for_later(struct pass *p, job_record_t *job,
 		return 0;
 	rc = start_job(job, d->nodes, false, &restricted);
 	charge(p, &p->t.starts);
-	info("%s: %pJ planned at %ld s on its victims' nodes; select_nodes(): %s",
-	     PLUGIN, job, (long)(d->start - p->now), slurm_strerror(rc));
+	if (job->preempt_in_progress)
+		info("%s: %pJ preempts %u job(s) for a start in %ld s (their GraceTime)",
+		     PLUGIN, job, d->nvictims, (long)(d->start - p->now));
 	if (rc == SLURM_SUCCESS) {
 		/* the victims were gone already: started on the nodes
 		 * the plan keeps for it from its planned start on */

@@ -36,6 +36,9 @@
 /* Preempt/qos: the QOS ids some QOS may preempt (bit per id), rebuilt per
  * pass; NULL: none.  Used by the pass thread only. */
 static bitstr_t *qos_victim_class;
+/* Preempt/partition_prio: the highest PriorityTier (jobs there are never
+ * preempted), per pass. */
+static uint32_t top_tier;
 /* Names already warned about (QOS or partition with SUSPEND mode). */
 #define SF_WARN_MAX 64
 static char *warned[SF_WARN_MAX];
@@ -109,6 +112,10 @@ void sf_preempt_pass_begin(void)
 	assoc_mgr_lock_t locks = { .qos = READ_LOCK };
 
 	FREE_NULL_BITMAP(qos_victim_class);
+	top_tier = 0;
+	for (uint32_t q = 0; sf.cluster && q < sf.cluster->nparts; q++)
+		if (sf.cluster->parts[q].priority_tier > top_tier)
+			top_tier = sf.cluster->parts[q].priority_tier;
 	if (sf.preempt != SF_PREEMPT_QOS || !slurm_preemption_enabled())
 		return;
 	assoc_mgr_lock(&locks);
@@ -143,7 +150,7 @@ static bool class_preemptable(job_record_t *job, uint32_t *cls,
 		int32_t k = fw_cluster_partition_index(sf.cluster,
 						       job->part_ptr->name);
 
-		if (k < 0)
+		if (k < 0 || job->part_ptr->priority_tier >= top_tier)
 			return false;
 		*cls = (uint32_t)k;
 		*prio = job->part_ptr->priority_tier;
