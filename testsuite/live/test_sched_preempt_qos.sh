@@ -2,7 +2,7 @@
 # sched/fairway with PreemptType=preempt/qos (issue 16), slurmdbd + MariaDB
 # for the QOS.  2 nodes of 4 CPUs, select/cons_tres CR_Core, PreemptMode=
 # REQUEUE, GraceTime 0.  QOS (sacctmgr): scav (Priority 0), scavhi
-# (Priority 10), scavx (Priority 0, PreemptExemptTime 20 s), scavc
+# (Priority 10), scavx (Priority 0, PreemptExemptTime 10 s), scavc
 # (PreemptMode=cancel), owner (Priority 100, Preempt=scav,scavhi,scavx,
 # scavc), plain (Priority 50, preempts nobody).  PriorityWeightQOS makes
 # owner jobs sort first, then plain jobs.  The same scenario runs at the
@@ -21,7 +21,7 @@
 #     its node; the scav job is requeued (pending, Restarts=1), the plain
 #     job still waits;
 #  2. eight 1-CPU scavx jobs fill the nodes; an owner job preempts nobody
-#     until they have run 20 s (PreemptExemptTime), then exactly one;
+#     until they have run 10 s (PreemptExemptTime), then exactly one;
 #  3. cancel mode: eight 1-CPU scavc jobs fill the nodes; a 2-CPU owner job
 #     on one node (-N1 -n2) starts by preempting jobs on one node only;
 #     they are cancelled (PREEMPTED, not requeued).  Fairway preempts
@@ -29,7 +29,8 @@
 #  4. GraceTime 5 s (QOS scavg, jobs that ignore SIGTERM): an owner job
 #     preempts exactly one; while it waits, squeue --start gives its start
 #     after the grace time (5-7 s after submission, the step is 1 s) and
-#     fairway explain lists the job it preempts; it starts no earlier than
+#     fairway explain lists the job it preempts (and of that job, for
+#     whom it is preempted); it starts no earlier than
 #     5 s, and within 35 s (slurmctld requeues a job whose grace is over
 #     at its next time-limit check, every 30 s, or when the preemptor
 #     tries again after KillWait + MessageTimeout).
@@ -49,7 +50,7 @@ setup_qos() {
   sacctmgr -i modify qos scavg set priority=0 gracetime=5 > /dev/null
   sacctmgr -i modify qos scav set priority=0 > /dev/null
   sacctmgr -i modify qos scavhi set priority=10 > /dev/null
-  sacctmgr -i modify qos scavx set priority=0 preemptexempttime=00:00:20 > /dev/null
+  sacctmgr -i modify qos scavx set priority=0 preemptexempttime=00:00:10 > /dev/null
   sacctmgr -i modify qos scavc set priority=0 preemptmode=cancel > /dev/null
   sacctmgr -i modify qos owner set priority=100 preempt=scav,scavhi,scavx,scavc,scavg > /dev/null
   sacctmgr -i modify qos plain set priority=50 > /dev/null
@@ -108,7 +109,7 @@ scen() {
 
   scancel -u root; wait_until 30 queue_empty
 
-  say "2. eight scavx jobs (PreemptExemptTime 20 s), an owner job"
+  say "2. eight scavx jobs (PreemptExemptTime 10 s), an owner job"
   local xs=() xstart
   for x in 1 2 3 4 5 6 7 8; do xs+=("$(submit -q scavx -n 1 -t 5 --wrap 'sleep 300')"); done
   wait_until 20 all_running 8
@@ -117,7 +118,7 @@ scen() {
   sleep 4
   [ "${FW_EXPLAIN:-1}" = 1 ] && echo "explain_o2 $(fairway_cmd explain "$o2" 2>&1 | grep -c 'Expected start')"
   wait_until 60 job_is "$o2" RUNNING
-  echo "o2_after_exempt $(since "$o2" $((xstart + 20)))"
+  echo "o2_after_exempt $(since "$o2" $((xstart + 10)))"
   echo "o2_delay $(since "$o2" "$t")"
   echo "o2_preempted $(npre "$o2")"
   scancel -u root; wait_until 30 queue_empty
@@ -147,6 +148,7 @@ scen() {
     fairway_cmd explain "$o4" > "$JOBDIR/explain_o4" 2>&1
     echo "explain_o4_preempts $(grep -c '^  Preempts: job [0-9]' "$JOBDIR/explain_o4")"
     for x in "${g[@]}"; do fairway_cmd explain "$x" 2>&1 | grep -E "^Job $x is|Preempt"; done > "$JOBDIR/explain_g"
+    echo "explain_victim $(grep -c "^  Preempted for: job $o4 " "$JOBDIR/explain_g")"
   fi
   echo "o4_squeue_start $(s=$(squeue --start -h -j "$o4" -o %S); case "$s" in ''|N/A) echo none;; *) echo $(( $(epoch "$s") - t ));; esac)"
   wait_until 60 job_is "$o4" RUNNING
@@ -185,7 +187,7 @@ wait "$refpid"
 
 val() { sed -n "s/^$2 //p" "$1" | head -n1; }
 keys=(filled plain_state plain_preempted o1_delay o1_preempted o1_victim_is_scav o1_on_victim_node
-  scav_requeued plain_after explain_running explain_o2 o2_after_exempt o2_delay o2_preempted explain_o4_preempts o4_squeue_start o4_delay o4_preempted
+  scav_requeued plain_after explain_running explain_o2 o2_after_exempt o2_delay o2_preempted explain_o4_preempts explain_victim o4_squeue_start o4_delay o4_preempted
   o3_delay o3_preempted o3_states o3_cancel_log)
 printf '    %-20s %-24s %s\n' observation "sched/backfill" "sched/fairway"
 for k in "${keys[@]}"; do
@@ -211,7 +213,7 @@ check_eq "... on the victim's node" yes "$(f o1_on_victim_node)"
 check_eq "... the victim is requeued" "PENDING Restarts=1" "$(f scav_requeued)"
 check_eq "... the plain job still waits, preempted nobody" "PENDING 0" "$(f plain_after)"
 check_eq "... fairway explain: a scavhi job may be preempted by QOS owner" 1 "$(f explain_running)"
-check "2. PreemptExemptTime: the owner job starts 0-8 s after the scavx jobs' 20 s ($(f o2_after_exempt) s after)" \
+check "2. PreemptExemptTime: the owner job starts 0-8 s after the scavx jobs' 10 s ($(f o2_after_exempt) s after)" \
   bash -c "[[ '$(f o2_after_exempt)' =~ ^[0-9]+$ ]] && [ '$(f o2_after_exempt)' -le 8 ]"
 check_eq "... by preempting exactly one job" 1 "$(f o2_preempted)"
 check_eq "3. CANCEL: a 2-CPU owner job on one node preempts 2 jobs" 2 "$(f o3_preempted)"
@@ -221,6 +223,7 @@ check "4. GraceTime 5 s: the owner job starts no earlier than 5 s, within 35 s (
   bash -c "[[ '$(f o4_delay)' =~ ^[0-9]+$ ]] && [ '$(f o4_delay)' -ge 5 ] && [ '$(f o4_delay)' -le 35 ]"
 check_eq "... by preempting exactly one job" 1 "$(f o4_preempted)"
 check_eq "... fairway explain lists the job it preempts while it waits" 1 "$(f explain_o4_preempts)"
+check_eq "... and of that job (in its grace time), for whom" 1 "$(f explain_victim)"
 check "... squeue --start: after the grace time (5-7 s after submission): $(f o4_squeue_start)" \
   bash -c "[[ '$(f o4_squeue_start)' =~ ^[0-9]+$ ]] && [ '$(f o4_squeue_start)' -ge 5 ] && [ '$(f o4_squeue_start)' -le 7 ]"
 for k in o1 o2 o3 o4; do
