@@ -1612,6 +1612,27 @@ static void record_victims(const struct pass *p, job_record_t *job,
 }
 
 /*
+ * Are the planned victims all signalled jobs whose GraceTime is over?
+ * Then slurmctld only has to requeue or cancel them, which select_nodes()
+ * does only outside its KillWait + MessageTimeout window after the first
+ * signal (kill_pending in node_scheduler.c); sched/backfill clears that
+ * window's start before each try, so the same is done here, but only for
+ * victims whose grace is over (nobody new gets signalled early).
+ */
+static void victims_grace_over(job_record_t *job,
+			       const struct fw_plan_decision *d, time_t now)
+{
+	for (uint32_t k = 0; k < d->nvictims; k++) {
+		job_record_t *v = find_job_record(d->victims[k]);
+
+		if (!v || !v->preempt_time || v->end_time > now)
+			return;
+	}
+	if (d->nvictims && job->details)
+		job->details->preempt_start_time = 0;
+}
+
+/*
  * select_nodes() on the planned nodes answered "nodes busy" for a start
  * that needs victims: slurmctld is preempting them (requeue or cancel,
  * with their GraceTime) and the job starts in a later pass, once they are
@@ -1712,6 +1733,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			/* with victims: exactly the planned nodes, so that
 			 * the select plugin preempts there and nowhere else */
 			t0 = time(NULL);
+			victims_grace_over(job, &d, t0);
 			rc = start_job(job, d.nvictims ? d.nodes : d.allowed,
 				       d.backfilled, &restricted);
 			charge(p, &p->t.starts);
