@@ -30,10 +30,10 @@
 #     preempts exactly one; while it waits, squeue --start gives its start
 #     after the grace time (5-7 s after submission, the step is 1 s) and
 #     fairway explain lists the job it preempts (and of that job, for
-#     whom it is preempted); it starts no earlier than
-#     5 s, and within 35 s (slurmctld requeues a job whose grace is over
-#     at its next time-limit check, every 30 s, or when the preemptor
-#     tries again after KillWait + MessageTimeout).
+#     whom it is preempted); it starts no earlier than 5 s, and within
+#     35 s (slurmctld requeues a job whose grace is over when the
+#     preemptor tries again, else at its next time-limit check, every
+#     30 s; the victim ignores SIGTERM, so KillWait 5 s follows).
 # Fairway must preempt no more jobs than sched/backfill in each part and
 # start each owner job no later (a 3-second tolerance for pass timing).
 source "$(dirname "$0")/lib.sh"
