@@ -1368,6 +1368,32 @@ static void fail_bad_constraints(job_record_t *job, int rc, time_t now)
 	last_job_update = now;
 }
 
+/*
+ * The planner found that no node of the job's partition can ever hold it
+ * (its static capacities: more GPUs or memory per node than any node has,
+ * a partition changed under a pending job).  Slurm rejects such a job at
+ * submission; one that got in anyway gets Slurm's answer here, once: ask
+ * select_nodes() whether the request can ever be met on the configured
+ * nodes (the submission test, test_only) and, if not, fail it as Slurm's
+ * main scheduler does (BadConstraints, priority 0: passes skip it until an
+ * admin changes it).  The planner's model over-estimates some requests, so
+ * without select_nodes()' agreement the job only waits (Resources).
+ * Returns true if the job was failed.
+ */
+static bool confirm_never_fits(job_record_t *job, time_t now)
+{
+	job_node_select_t sel = { .job_ptr = job };
+	int rc;
+
+	if (job->part_ptr_list)	/* other partitions may still hold it */
+		return false;
+	rc = select_nodes(&sel, true, false, SLURMDB_JOB_FLAG_SCHED);
+	if (rc != ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE)
+		return false;
+	fail_bad_constraints(job, rc, now);
+	return true;
+}
+
 /* ------------------------------------------------------- applying plans */
 
 /* Planned nodes of a reservation as names (malloc'd), or NULL. */
@@ -1608,6 +1634,12 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			}
 			if (!restricted)
 				fail_bad_constraints(job, rc, p->now);
+		}
+		if (d.kind == FW_PLAN_NOT_RUNNABLE &&
+		    d.reason == FW_REASON_NEVER_FITS &&
+		    confirm_never_fits(job, p->now)) {
+			record_decision(p, job, e, &d, NULL);
+			return true;
 		}
 		apply_wait(p, job, e, &d, d.reason);
 		return !(d.kind == FW_PLAN_SKIPPED &&
