@@ -462,6 +462,11 @@ static bool island_policy(struct fw_plan *p, struct ectx *x, struct cand *cd)
 		cd->fit = FW_FIT_ISLAND;
 		return false;
 	}
+	/* One node is always inside one island: searching island by island
+	 * would find the same start (the earliest fitting node) n-islands
+	 * times over. */
+	if (n == 1)
+		return false;
 	isl = x->custom ? max_island_share(cl, p->Eb) : x->ec->isl_usable;
 	if (isl >= n) {
 		cd->fit = FW_FIT_ISLAND;

@@ -86,7 +86,7 @@ static int32_t run_end(const struct rtl_list *l, uint32_t K,
 /* Events: a min-heap of time << 32 | kind << 30 | index                */
 /* ------------------------------------------------------------------ */
 
-enum { EV_END, EV_BEGIN, EV_BLOCK };
+enum { EV_END, EV_BEGIN, EV_BLOCK, EV_NODE };
 
 struct sweep {
 	struct fw_rtl *r;
@@ -161,10 +161,13 @@ static int32_t block_bound(const struct fw_rtl *r, const struct fw_rtl_query *q,
 	return fw_rtl_list_next_fit(&r->benv[b], r->K, q->req, c, q->d, bound);
 }
 
-/* Step 1: the lowest n nodes fitting at c into q->nodes; true if n. */
+/* Step 1: the lowest n nodes fitting at c into q->nodes; true if n.
+ * A node whose largest free amounts in c's bucket (exact for the first
+ * slots, where start-now questions are) fall short is passed over
+ * without a walk of its list: most nodes of a busy block do. */
 static bool probe(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c)
 {
-	uint32_t got = 0;
+	uint32_t got = 0, jc = fw_rtl_bucket_of(r, c);
 
 	for (uint32_t b = 0; b < r->nblocks; b++) {
 		uint64_t x = block_word(r, q->cand, b);
@@ -178,7 +181,7 @@ static bool probe(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c)
 		for (; x; x &= x - 1) {
 			uint32_t i = b * 64 + fw_ctz64(x);
 
-			if (!seg_fits(r->cap + (size_t)i * r->K, q->req, r->K))
+			if (!seg_fits(fw_rtl_nmax(r, i, jc), q->req, r->K))
 				continue;
 			q->nodes_scanned++;
 			if (fw_rtl_list_next_fit(&r->node[i], r->K, q->req, c,
@@ -228,11 +231,35 @@ static void next_run(struct sweep *sw, uint32_t i, int32_t t)
 	}
 }
 
+/*
+ * Node i is free from slot t (in bucket j) on: walk its list only if its largest free
+ * amounts in t's bucket can hold req (a node fitting at s has them in
+ * s's bucket), else look again at the next bucket's start.  Most nodes of
+ * an opened block are too full for the bucket the sweep is in; their
+ * lists are never walked if the answer comes first.
+ */
+static void check_node(struct sweep *sw, uint32_t i, int32_t t, uint32_t j)
+{
+	struct fw_rtl *r = sw->r;
+
+	if (seg_fits(fw_rtl_nmax(r, i, j), sw->q->req, r->K)) {
+		next_run(sw, i, t);
+		return;
+	}
+	while (++j < r->nbk && r->benv[0].t[j] <= sw->hi)
+		if (seg_fits(fw_rtl_nmax(r, i, j), sw->q->req, r->K)) {
+			ev_push(sw, r->benv[0].t[j], EV_NODE, i);
+			return;
+		}
+}
+
 static void handle(struct sweep *sw, uint64_t ev)
 {
 	struct fw_rtl *r = sw->r;
 	int32_t t = (int32_t)(ev >> 32);
 	uint32_t kind = (uint32_t)(ev >> 30) & 3, i = (uint32_t)ev & 0x3fffffff;
+
+	uint32_t j = fw_rtl_bucket_of(r, t);
 
 	if (kind == EV_BLOCK) {
 		uint64_t x = block_word(r, sw->q->cand, i);
@@ -242,15 +269,17 @@ static void handle(struct sweep *sw, uint64_t ev)
 
 			if (seg_fits(r->cap + (size_t)n * r->K, sw->q->req,
 				     r->K))
-				next_run(sw, n, t);
+				check_node(sw, n, t, j);
 		}
+	} else if (kind == EV_NODE) {
+		check_node(sw, i, t, j);
 	} else if (kind == EV_BEGIN) {
 		open_node(sw, i);
 		if (r->gend[i] != FW_RTL_INF)
 			ev_push(sw, (int64_t)r->gend[i] + 1, EV_END, i);
 	} else {
 		close_node(sw, i);
-		next_run(sw, i, t);
+		check_node(sw, i, t, j);
 	}
 }
 
