@@ -20,6 +20,13 @@
  *     never looked at, and each run is visited once, however often
  *     nodes' fits come and go (a node that fits at f may be taken again
  *     later, so "the n-th smallest f" alone is not the answer).
+ *
+ * One node (most jobs) needs no sweep after the probe: its answer is the
+ * smallest of the nodes' own earliest fits (earliest_one).  In both steps
+ * a node's largest free amounts per time bucket (fw_rtl_nmax) are checked
+ * before its list is walked: a block's envelope mixes the CPUs of one
+ * node with the memory of another, so most nodes of an opened block are
+ * passed over there.
  */
 #include <string.h>
 
@@ -329,6 +336,76 @@ static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
 	return found;
 }
 
+/*
+ * One node (most jobs): the earliest start is the smallest of the nodes'
+ * own earliest fits, so no sweep of runs is needed.  Blocks are taken in
+ * the order of their envelopes' bounds and only while a bound can still
+ * beat the best start found; a node's bucket maxima are checked up to
+ * that start before its list is walked (to it at most).  Ties go to the
+ * lowest node index, as in the sweep.
+ */
+static int32_t node_earliest(struct fw_rtl *r, const struct fw_rtl_query *q,
+			     uint32_t i, int32_t t, uint32_t j, int32_t bound)
+{
+	while (!seg_fits(fw_rtl_nmax(r, i, j), q->req, r->K)) {
+		if (++j >= r->nbk || r->benv[0].t[j] > bound)
+			return FW_RTL_INF;
+		t = r->benv[0].t[j];
+	}
+	return fw_rtl_list_next_fit(&r->node[i], r->K, q->req, t, q->d,
+				    bound);
+}
+
+static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
+			    int32_t c, int32_t hi)
+{
+	struct sweep sw = { .r = r, .q = q, .hi = hi };
+	int32_t best = FW_RTL_INF;
+	uint32_t bnode = 0;
+
+	for (uint32_t b = 0; b < r->nblocks; b++) {
+		int32_t lb;
+
+		if (!block_word(r, q->cand, b))
+			continue;
+		lb = block_bound(r, q, b, c, hi);
+		if (lb == FW_RTL_INF)
+			q->blocks_skipped++;
+		else
+			ev_push(&sw, lb, EV_BLOCK, b);
+	}
+	/* Events are ordered by (slot, block): a block at best's slot but
+	 * after best's block cannot give a lower node. */
+	while (sw.len && ((int32_t)(r->ev[0] >> 32) < best ||
+			  ((int32_t)(r->ev[0] >> 32) == best &&
+			   ((uint32_t)r->ev[0] & 0x3fffffff) < bnode / 64))) {
+		uint64_t ev = ev_pop(&sw);
+		int32_t t = (int32_t)(ev >> 32);
+		uint32_t b = (uint32_t)ev & 0x3fffffff;
+		uint32_t j = fw_rtl_bucket_of(r, t);
+
+		for (uint64_t x = block_word(r, q->cand, b); x; x &= x - 1) {
+			uint32_t i = b * 64 + fw_ctz64(x);
+			int32_t f;
+
+			if (!seg_fits(r->cap + (size_t)i * r->K, q->req, r->K))
+				continue;
+			q->nodes_scanned++;
+			f = node_earliest(r, q, i, t, j, best < hi ? best : hi);
+			if (f < best || (f == best && f != FW_RTL_INF &&
+					 i < bnode)) {
+				best = f;
+				bnode = i;
+			}
+		}
+	}
+	q->blocks_skipped += sw.len;
+	if (best == FW_RTL_INF)
+		return -1;
+	q->nodes[0] = bnode;
+	return best;
+}
+
 static uint32_t count_cand(const struct fw_rtl *r, const struct fw_bitset *c)
 {
 	return c ? fw_bitset_count(c) : r->nnodes;
@@ -349,7 +426,8 @@ int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
 	if (probe(r, q, c))
 		s = c;
 	else
-		s = c < hi ? sweep_from(r, q, c + 1, hi) : -1;
+		s = c >= hi ? -1 : q->n == 1 ? earliest_one(r, q, c + 1, hi) :
+		    sweep_from(r, q, c + 1, hi);
 	if (s < 0)
 		return -1;
 	q->start = s > smin ? s : smin;
