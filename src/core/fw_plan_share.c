@@ -433,39 +433,64 @@ static bool dominated(const struct fw_share *s, const struct shr_ent *e,
 	return true;
 }
 
-/* The largest answer among the ring's shapes the job's contains. */
-static int32_t dominance_bound(const struct fw_share *s, uint32_t cls,
-			       int fit, uint32_t n, int64_t d)
+/* Is the ring's entry e (amounts er) a shape the job's fits in? */
+static bool dominates(const struct fw_share *s, const struct shr_ent *e,
+		      const int64_t *er, uint32_t cls, int fit, uint32_t n,
+		      int64_t d)
 {
-	int32_t lb = 0;
-
-	for (uint32_t i = 0; i < s->dom_n; i++)
-		if (s->dom[i].c > lb &&
-		    dominated(s, &s->dom[i], s->dom_req + (size_t)i * s->K,
-			      cls, fit, n, d))
-			lb = s->dom[i].c;
-	return lb;
+	if (e->cls != cls || e->fit != fit || e->n < n || e->d < d)
+		return false;
+	for (uint32_t k = 0; k < s->K; k++)
+		if (er[k] < s->req[k])
+			return false;
+	return true;
 }
 
-int32_t fw_share_known(struct fw_share *s, uint32_t cls, int fit,
-		       uint32_t n, int64_t d, uint64_t gen, bool *valid)
+/* From the ring: the largest answer of a shape the job's contains (a
+ * lower bound), and while nothing was booked since (gen), the smallest
+ * of a shape the job's fits in (an upper bound: its nodes hold the job
+ * at its start). */
+static void ring_bounds(const struct fw_share *s, uint32_t cls, int fit,
+			uint32_t n, int64_t d, uint64_t gen,
+			struct fw_share_bounds *kb)
 {
-	int32_t lb = dominance_bound(s, cls, fit, n, d);
+	for (uint32_t i = 0; i < s->dom_n; i++) {
+		const struct shr_ent *e = &s->dom[i];
+		const int64_t *er = s->dom_req + (size_t)i * s->K;
+
+		if (e->c > kb->lb && dominated(s, e, er, cls, fit, n, d))
+			kb->lb = e->c;
+		if (e->gen == gen && e->c < kb->ub &&
+		    dominates(s, e, er, cls, fit, n, d))
+			kb->ub = e->c;
+	}
+}
+
+void fw_share_known(struct fw_share *s, uint32_t cls, int fit, uint32_t n,
+		    int64_t d, uint64_t gen, struct fw_share_bounds *kb)
+{
 	uint32_t i;
 
-	*valid = false;
-	if (!s->memo_cap || lb == FW_RTL_INF)
-		return lb;
+	kb->lb = 0;
+	kb->ub = FW_RTL_INF;
+	kb->exact = false;
+	ring_bounds(s, cls, fit, n, d, gen, kb);
+	if (!s->memo_cap || kb->lb == FW_RTL_INF)
+		return;
 	i = memo_slot(s, shape_hash(s, cls, fit, n, d), cls, fit, n, d);
 	if (!s->memo[i].used)
-		return lb;
-	*valid = s->memo[i].gen == gen && s->memo[i].c >= lb;
-	return s->memo[i].c > lb ? s->memo[i].c : lb;
+		return;
+	if (s->memo[i].c > kb->lb)
+		kb->lb = s->memo[i].c;
+	if (s->memo[i].gen == gen && s->memo[i].c >= kb->lb) {
+		kb->exact = true;
+		kb->ub = kb->lb;
+	}
 }
 
 /* Keep an answer later than now in the ring (the oldest goes). */
 static void dom_add(struct fw_share *s, uint32_t cls, int fit, uint32_t n,
-		    int64_t d, int32_t c)
+		    int64_t d, uint64_t gen, int32_t c)
 {
 	uint32_t i = s->dom_next;
 
@@ -477,7 +502,7 @@ static void dom_add(struct fw_share *s, uint32_t cls, int fit, uint32_t n,
 					sizeof(int64_t));
 	}
 	s->dom[i] = (struct shr_ent){ .cls = cls, .fit = (uint8_t)fit, .n = n,
-				      .d = d, .c = c, .used = 1 };
+				      .d = d, .gen = gen, .c = c, .used = 1 };
 	memcpy(s->dom_req + (size_t)i * s->K, s->req, s->K * sizeof(int64_t));
 	s->dom_next = (i + 1) % FW_SHR_DOM;
 	if (s->dom_n < FW_SHR_DOM)
@@ -533,5 +558,5 @@ void fw_share_remember(struct fw_share *s, uint32_t cls, int fit,
 	}
 	s->memo[i].gen = gen;
 	s->memo[i].c = c;
-	dom_add(s, cls, fit, n, d, c);
+	dom_add(s, cls, fit, n, d, gen, c);
 }
