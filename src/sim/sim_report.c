@@ -589,9 +589,11 @@ void sim_write_summary_txt(const struct sim_result *r,
 {
 	char d1[32], d2[32], d3[32], d4[32];
 
-	fw_buf_printf(b, "policy %s: %zu jobs (%zu done, %zu unfinished, %zu rejected), %zu backfilled\n",
-		       r->policy, m->jobs, m->done, m->unfinished, m->rejected,
-		       m->backfilled);
+	fw_buf_printf(b, "policy %s: %zu jobs (%zu done, %zu unfinished, %zu rejected",
+		       r->policy, m->jobs, m->done, m->unfinished, m->rejected);
+	if (r->preempt_type)
+		fw_buf_printf(b, ", %zu cancelled", m->cancelled);
+	fw_buf_printf(b, "), %zu backfilled\n", m->backfilled);
 	fw_buf_printf(b, "makespan %s, utilisation %.1f%% of nodes (%.1f%% of CPUs)\n",
 		       sim_fmt_dur(m->makespan, d1, sizeof(d1)), 100 * m->utilisation,
 		       100 * m->cpu_utilisation);
