@@ -386,7 +386,8 @@ static void preempt_stop(struct engine *e, struct sim_rjob *j)
 }
 
 /* The core preempts j now (sim_preempt_fn).  A job that ends by itself
- * within its grace time just ends (Slurm only shortens its end time). */
+ * within its grace time just ends (Slurm only shortens its end time to
+ * now + grace, and plans see that). */
 static void preempt_cb(void *ctx, struct sim_rjob *j, int64_t grace,
 		       uint32_t mode)
 {
@@ -396,7 +397,8 @@ static void preempt_cb(void *ctx, struct sim_rjob *j, int64_t grace,
 	if (j->state != SIM_R_RUNNING || j->preempt_end)
 		return;
 	if (e->now + grace >= natural) {
-		j->preempt_end = natural;
+		/* Plans see Slurm's new end time, not the run time. */
+		j->preempt_end = e->now + grace;
 		j->preempt_mode = SIM_PMODE_UNSET;
 		return;
 	}
