@@ -90,10 +90,14 @@ static int resolve_qos_list(struct sim_preempt *p, const struct sim_assocs *a,
 			return fw_err_set(err, "sacctmgr dump", a->qos[q].lineno,
 					  "Preempt", a->qos[q].preempt,
 					  "no QOS named %s in the dump", name);
+		s += n + (s[n] == ',');
+		/* Jobs of one QOS never preempt each other (Slurm: only with
+		   PreemptMode=WITHIN, which is not simulated). */
+		if ((size_t)idx == q)
+			continue;
 		p->preempts[q] = fw_xrealloc(p->preempts[q],
 					     (p->npreempts[q] + 1) * sizeof(uint32_t));
 		p->preempts[q][p->npreempts[q]++] = (uint32_t)idx;
-		s += n + (s[n] == ',');
 	}
 	return 0;
 }

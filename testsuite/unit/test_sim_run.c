@@ -909,7 +909,8 @@ static const char qos_dump[] =
  * The scenario of preempt_requeue_youngest with QOS: 3 and 4 are
  * cancelled at 1 h (state cancelled, end 1 h, never rerun), 5 starts at
  * 1 h.  A job of QOS normal in 5's place preempts nobody: it waits for
- * n1 to empty at 10 h 10 s (job 2's end).
+ * n1 to empty at 10 h 10 s (job 2's end).  Nor does a job whose QOS lists
+ * itself.
  */
 START_TEST(preempt_qos_cancel_and_non_preempting_qos)
 {
@@ -941,6 +942,17 @@ START_TEST(preempt_qos_cancel_and_non_preempting_qos)
 	ck_assert_int_eq(job(&x, 5)->start, T0 + 10 * H + 10);
 	ck_assert_uint_eq(x.m.preemptions, 0);
 	ck_assert_uint_eq(x.m.cancelled, 0);
+	run_free(&x);
+
+	/* A QOS listing itself does not preempt its own jobs (Slurm needs
+	   PreemptMode=WITHIN for that): a scavenger job in 5's place waits
+	   like the normal one. */
+	snprintf(csv, sizeof(csv), jobs, "scavenger");
+	run_or_abort(&x, qos_conf,
+		     "Cluster - 'c':Fairshare=1\n"
+		     "QOS - 'scavenger':Priority=0:Preempt='scavenger'\n", csv);
+	ck_assert_int_eq(job(&x, 5)->start, T0 + 10 * H + 10);
+	ck_assert_uint_eq(x.m.preemptions, 0);
 	run_free(&x);
 }
 END_TEST
