@@ -89,6 +89,11 @@ struct fw_plan_conf {
 	/* fairway.conf */
 	uint32_t resv_depth;		/* 0 = conservative, N = top N/partition */
 	bool resv_depth_set;
+	/* ReservationOrder=submit: the protected reservations go to the
+	 * oldest jobs (submit order), not the highest-priority ones; see
+	 * fw_plan_mark_heads. */
+	bool resv_by_submit;
+	bool resv_order_set;
 	enum fw_topo_placement topo;
 	bool topo_set;
 	/* SchedulerParameters preemption tokens (Slurm's names; see
@@ -111,6 +116,11 @@ int fw_plan_conf_finish(struct fw_plan_conf *c, struct fw_err *err);
 /* Effective reservation depth: 0 = conservative, else top N per partition
  * (from ReservationDepth, or bf_job_part_count_reserve). */
 uint32_t fw_plan_conf_depth(const struct fw_plan_conf *c);
+/* bf_min_prio_reserve (or the job's own threshold) and bf_min_age_reserve
+ * at time now: may the job get a protected reservation? */
+struct fw_plan_job;
+bool fw_plan_conf_may_reserve(const struct fw_plan_conf *c, fw_time_t now,
+			      const struct fw_plan_job *j);
 
 /* ------------------------------------------------------------------ */
 /* Jobs                                                                */
@@ -152,6 +162,11 @@ struct fw_plan_job {
 				   0 = bf_min_prio_reserve */
 	bool exclusive;		/* whole nodes even on a shared cluster
 				   (--exclusive) */
+	bool head;		/* ReservationOrder=submit: one of the
+				   oldest jobs of its partition
+				   (fw_plan_mark_heads): offered first, in
+				   submit order, and the only jobs the
+				   backfill pass protects */
 	/* Preemption classes this job may preempt (fw_preempt_run.cls):
 	 * the QOS ids of its QOS's Preempt= list (preempt/qos), or the
 	 * partitions of lower PriorityTier (preempt/partition_prio).
@@ -162,6 +177,21 @@ struct fw_plan_job {
 
 /* All fields zero/NULL except resv = -1 (no reservation). */
 void fw_plan_job_init(struct fw_plan_job *j);
+
+/*
+ * ReservationOrder=submit (fairway.conf(5)): set `head` on the
+ * ReservationDepth oldest jobs of each partition (their own partition,
+ * submit time then job id, as FCFS orders them) among the jobs that meet
+ * bf_min_prio_reserve / bf_min_age_reserve at `now` and are not in an
+ * advanced reservation; clear it on every other job.  With
+ * ReservationOrder=priority (the default) it clears every `head`.  Call it
+ * on the whole pending queue before sorting: fw_plan_job_cmp puts heads
+ * first (within a PriorityTier, after advanced-reservation jobs), oldest
+ * first.
+ */
+void fw_plan_mark_heads(const struct fw_cluster *cl,
+			const struct fw_plan_conf *c, fw_time_t now,
+			struct fw_plan_job *jobs, size_t n);
 
 /*
  * A job's request in Slurm's terms, for fw_plan_job_size().  Zero means

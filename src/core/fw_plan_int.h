@@ -129,6 +129,7 @@ struct rrec {
 struct order_key {
 	bool valid;
 	bool has_resv;
+	bool head;
 	uint32_t tier, prio, id;
 	fw_time_t submit;
 };
@@ -254,6 +255,9 @@ struct fw_plan {
 	struct fw_bitset *blocked;
 	uint8_t *part_blocked;
 	uint8_t *resv_blocked;
+	uint8_t *part_head;		/* ReservationOrder=submit: a head of
+					   this partition was decided in this
+					   main pass */
 
 	/* Order and bypass bookkeeping. */
 	struct order_key last;

@@ -64,6 +64,7 @@ void job_key(const struct fw_cluster *cl, const struct fw_plan_job *j,
 {
 	k->valid = true;
 	k->has_resv = j->resv >= 0;
+	k->head = j->head;
 	k->tier = (j->part >= 0 && (uint32_t)j->part < cl->nparts) ?
 		  cl->parts[j->part].priority_tier : 0;
 	k->prio = j->priority;
@@ -77,6 +78,11 @@ int key_cmp(const struct order_key *a, const struct order_key *b)
 		return a->has_resv ? -1 : 1;
 	if (a->tier != b->tier)
 		return a->tier > b->tier ? -1 : 1;
+	/* ReservationOrder=submit: the oldest jobs first, by age. */
+	if (a->head != b->head)
+		return a->head ? -1 : 1;
+	if (a->head && a->submit != b->submit)
+		return a->submit < b->submit ? -1 : 1;
 	if (a->prio != b->prio)
 		return a->prio > b->prio ? -1 : 1;
 	if (a->submit != b->submit)
@@ -94,6 +100,47 @@ int fw_plan_job_cmp(const struct fw_cluster *cl, const struct fw_plan_job *a,
 	job_key(cl, a, &ka);
 	job_key(cl, b, &kb);
 	return key_cmp(&ka, &kb);
+}
+
+/* Oldest first: submit time, then job id (FCFS). */
+static int age_cmp(const void *a, const void *b)
+{
+	const struct fw_plan_job *x = *(const struct fw_plan_job *const *)a;
+	const struct fw_plan_job *y = *(const struct fw_plan_job *const *)b;
+
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+void fw_plan_mark_heads(const struct fw_cluster *cl,
+			const struct fw_plan_conf *c, fw_time_t now,
+			struct fw_plan_job *jobs, size_t n)
+{
+	uint32_t depth = fw_plan_conf_depth(c);
+	struct fw_plan_job **cand;
+	uint32_t *count;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		jobs[i].head = false;
+	if (!c->resv_by_submit || depth == 0 || n == 0)
+		return;
+	cand = fw_xmalloc(n * sizeof(*cand));
+	count = fw_xcalloc(cl->nparts ? cl->nparts : 1, sizeof(*count));
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].resv < 0 && jobs[i].part >= 0 &&
+		    (uint32_t)jobs[i].part < cl->nparts &&
+		    fw_plan_conf_may_reserve(c, now, &jobs[i]))
+			cand[m++] = &jobs[i];
+	qsort(cand, m, sizeof(*cand), age_cmp);
+	for (size_t i = 0; i < m; i++)
+		if (count[cand[i]->part] < depth) {
+			count[cand[i]->part]++;
+			cand[i]->head = true;
+		}
+	free(count);
+	free(cand);
 }
 
 struct sort_item {

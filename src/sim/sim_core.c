@@ -819,6 +819,7 @@ static void plan_key(struct fw_plan_job *q, const struct sim_rjob *j)
 	q->id = j->tj->id;
 	q->priority = j->priority;
 	q->submit = j->submit;
+	q->eligible = j->eligible;	/* for fw_plan_mark_heads */
 	q->part = j->part;
 }
 
@@ -865,6 +866,7 @@ static size_t plan_queue(struct sim_core *k, fw_time_t now,
 		k->plan_rj[n] = j;
 		n++;
 	}
+	fw_plan_mark_heads(k->cl, k->plan, now, k->planj, n);
 	if (!heap) {
 		fw_plan_sort_index(k->cl, k->planj, n, k->order);
 		return n;
@@ -921,11 +923,14 @@ static int start_job(struct sim_core *k, struct fw_plan *p, struct sim_rjob *j,
 static size_t next_job(struct sim_core *k, bool main, size_t qi, size_t *left)
 {
 	size_t x;
+	bool head;
 
 	if (!main)
 		return k->order[qi];
 	x = q_take(k, k->order, left);
+	head = k->planj[x].head;
 	plan_fill(&k->planj[x], k->plan_rj[x]);
+	k->planj[x].head = head;
 	return x;
 }
 

@@ -955,6 +955,188 @@ static struct fw_cluster *overlapping_parts(void)
 	return cl;
 }
 
+/* ------------------------------------------------------------------ */
+/* ReservationOrder=submit                                             */
+/* ------------------------------------------------------------------ */
+
+static void set_submit_order(struct world *w, uint32_t depth)
+{
+	w->conf->resv_depth = depth;
+	w->conf->resv_depth_set = true;
+	w->conf->resv_by_submit = true;
+	w_replan(w);
+}
+
+/* 4 nodes; running job on nodes 0-1 until 2 h.  Submit time = job id.
+ *   1 (oldest, prio 100): 3 nodes, 1 h
+ *   2 (prio 500): 1 node, 4 h
+ *   4 (prio 450): 1 node, 1 h
+ *   3 (prio 400): 1 node, 3 h */
+static void oldest_setup(struct world *w, bool by_submit)
+{
+	w_init(w, tp_simple(4));
+	if (by_submit)
+		set_submit_order(w, 1);
+	else {
+		w->conf->resv_depth = 1;
+		w->conf->resv_depth_set = true;
+		w_replan(w);
+	}
+	tp_running(w->p, w->cl, "0-1", NOW + 2 * H);
+	w_add(w, tp_job(1, 100, 0, 3, 1 * H));
+	w_add(w, tp_job(2, 500, 0, 1, 4 * H));
+	w_add(w, tp_job(3, 400, 0, 1, 3 * H));
+	w_add(w, tp_job(4, 450, 0, 1, 1 * H));
+	fw_plan_mark_heads(w->cl, w->conf, NOW, w->jobs, w->n);
+}
+
+START_TEST(oldest_job_gets_the_reservation)
+{
+	struct world w;
+
+	/* Submit order, depth 1: job 1 is the head and goes first.  Only
+	 * nodes 2-3 are idle: it is reserved at 2 h on 0-2 (lowest first).
+	 * Then by priority: 2 (4 h) fits only on node 3, which 1 does not
+	 * use; 4 (1 h) fits on node 2 before 1 needs it at 2 h; 3 (3 h)
+	 * would hold node 2 past 2 h and no other node is idle: estimated,
+	 * at 3 h when 1 ends (node 0). */
+	oldest_setup(&w, true);
+	ck_assert(w.jobs[0].head);
+	ck_assert(!w.jobs[1].head && !w.jobs[2].head && !w.jobs[3].head);
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_assert_uint_eq(w.jobs[0].id, 1);	/* sorted first */
+	ck_kind(&w, 1, FW_PLAN_RESERVED);
+	ck_start(&w, 1, NOW + 2 * H);
+	ck_nodes(&w, 1, "0-2");
+	ck_kind(&w, 2, FW_PLAN_START_NOW);
+	ck_nodes(&w, 2, "3");
+	ck_assert(w_res(&w, 2)->backfilled);
+	ck_kind(&w, 4, FW_PLAN_START_NOW);
+	ck_nodes(&w, 4, "2");
+	ck_kind(&w, 3, FW_PLAN_ESTIMATED);
+	ck_start(&w, 3, NOW + 3 * H);
+	ck_reason(&w, 3, FW_REASON_NODES);	/* no node idle now */
+	w_free(&w);
+
+	/* Priority order, depth 1 (EASY by priority): 2 starts on node 2,
+	 * 4 on node 3 (1 h); 3 is the first that cannot start and gets the
+	 * one reservation: node 3 at 1 h.  Job 1 is only estimated: nodes
+	 * 0-1 at 2 h, node 2 at 4 h, node 3 at 4 h -> 4 h, two hours later
+	 * than with submit order. */
+	oldest_setup(&w, false);
+	ck_assert(!w.jobs[0].head);
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_kind(&w, 2, FW_PLAN_START_NOW);
+	ck_nodes(&w, 2, "2");
+	ck_kind(&w, 4, FW_PLAN_START_NOW);
+	ck_nodes(&w, 4, "3");
+	ck_kind(&w, 3, FW_PLAN_RESERVED);
+	ck_start(&w, 3, NOW + 1 * H);
+	ck_nodes(&w, 3, "3");
+	ck_kind(&w, 1, FW_PLAN_ESTIMATED);
+	ck_start(&w, 1, NOW + 4 * H);
+	w_free(&w);
+}
+END_TEST
+
+START_TEST(oldest_job_main_pass)
+{
+	struct world w;
+
+	/* Main pass, submit order: job 1 (3 nodes) cannot start and blocks
+	 * the partition, so 2, 4 and 3 wait (Priority), as FCFS EASY's main
+	 * pass stops at its first job. */
+	oldest_setup(&w, true);
+	w_run(&w, FW_PASS_MAIN);
+	ck_kind(&w, 1, FW_PLAN_WAITING);
+	ck_reason(&w, 1, FW_REASON_NODES);
+	ck_kind(&w, 2, FW_PLAN_WAITING);
+	ck_reason(&w, 2, FW_REASON_PRIORITY);
+	ck_kind(&w, 4, FW_PLAN_WAITING);
+	ck_kind(&w, 3, FW_PLAN_WAITING);
+	w_free(&w);
+
+	/* The head fits: 1 (now 1 node, 1 h) starts on node 2.  The main
+	 * pass makes no reservation, so it starts nothing else in the
+	 * partition after its head: 2 waits (Priority) although node 3 is
+	 * idle; the backfill pass places it.  Priority order starts 2 on
+	 * node 2 and 4 on node 3; 3 cannot start and blocks, 1 waits. */
+	oldest_setup(&w, true);
+	w.jobs[0].nodes_min = 1;
+	w_run(&w, FW_PASS_MAIN);
+	ck_kind(&w, 1, FW_PLAN_START_NOW);
+	ck_nodes(&w, 1, "2");
+	ck_kind(&w, 2, FW_PLAN_WAITING);
+	ck_reason(&w, 2, FW_REASON_PRIORITY);
+	w_free(&w);
+
+	oldest_setup(&w, false);
+	w.jobs[0].nodes_min = 1;
+	w_run(&w, FW_PASS_MAIN);
+	ck_kind(&w, 2, FW_PLAN_START_NOW);
+	ck_nodes(&w, 2, "2");
+	ck_kind(&w, 4, FW_PLAN_START_NOW);
+	ck_nodes(&w, 4, "3");
+	ck_kind(&w, 3, FW_PLAN_WAITING);
+	ck_kind(&w, 1, FW_PLAN_WAITING);
+	w_free(&w);
+}
+END_TEST
+
+START_TEST(mark_heads_per_partition)
+{
+	struct fw_cluster *cl = overlapping_parts();
+	struct fw_plan_conf *c = fw_plan_conf_new();
+	struct fw_plan_job j[5];
+
+	/* submit = id; p1: 1, 2, 5; p2: 3, 4 */
+	j[0] = tp_job(2, 900, 0, 1, H);
+	j[1] = tp_job(1, 100, 0, 1, H);
+	j[2] = tp_job(4, 800, 1, 1, H);
+	j[3] = tp_job(3, 50, 1, 1, H);
+	j[4] = tp_job(5, 999, 0, 1, H);
+	c->resv_depth = 1;
+	c->resv_depth_set = true;
+	/* priority order: nobody is a head */
+	j[0].head = true;
+	fw_plan_mark_heads(cl, c, NOW, j, 5);
+	for (int i = 0; i < 5; i++)
+		ck_assert(!j[i].head);
+	/* submit order, depth 1: the oldest of each partition, 1 and 3 */
+	c->resv_by_submit = true;
+	fw_plan_mark_heads(cl, c, NOW, j, 5);
+	ck_assert(!j[0].head && j[1].head && !j[2].head && j[3].head &&
+		  !j[4].head);
+	/* sorted: heads by age (1, 3), then priority 999, 900, 800 */
+	fw_plan_sort(cl, j, 5);
+	ck_assert_uint_eq(j[0].id, 1);
+	ck_assert_uint_eq(j[1].id, 3);
+	ck_assert_uint_eq(j[2].id, 5);
+	ck_assert_uint_eq(j[3].id, 2);
+	ck_assert_uint_eq(j[4].id, 4);
+	/* depth 2: 1, 2 in p1; 3, 4 in p2 (ids now in sorted order) */
+	c->resv_depth = 2;
+	fw_plan_mark_heads(cl, c, NOW, j, 5);
+	ck_assert(j[0].head && j[1].head && !j[2].head && j[3].head &&
+		  j[4].head);
+	/* bf_min_age_reserve 30 min, job 1 eligible 29 min ago: too young,
+	 * the heads of p1 are 2 and 5 */
+	c->bf_min_age_reserve = 30 * MIN;
+	for (int i = 0; i < 5; i++)
+		j[i].eligible = NOW - H;
+	j[0].eligible = NOW - 29 * MIN;
+	fw_plan_mark_heads(cl, c, NOW, j, 5);
+	ck_assert(!j[0].head && j[1].head && j[2].head && j[3].head &&
+		  j[4].head);
+	/* a job in an advanced reservation is never a head */
+	j[3].resv = 0;
+	fw_plan_mark_heads(cl, c, NOW, j, 5);
+	ck_assert(!j[3].head && j[4].head && j[1].head);
+	fw_plan_conf_free(c);
+	fw_cluster_free(cl);
+}
+END_TEST
+
 START_TEST(main_pass_blocks_partition_and_nodes)
 {
 	struct world w;
@@ -1551,6 +1733,9 @@ static Suite *sched_suite_build(void)
 	tcase_add_test(tc, main_pass_limit_refusal_blocks_nothing);
 	tcase_add_test(tc, input_errors);
 	tcase_add_test(tc, sort_order_is_slurms);
+	tcase_add_test(tc, oldest_job_gets_the_reservation);
+	tcase_add_test(tc, oldest_job_main_pass);
+	tcase_add_test(tc, mark_heads_per_partition);
 	tcase_add_test(tc, cluster_lookup);
 	tcase_add_test(tc, cluster_hostlist);
 	suite_add_tcase(s, tc);

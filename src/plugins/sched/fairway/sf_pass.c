@@ -971,6 +971,11 @@ static int build_queue(struct pass *p)
 
 		for (size_t i = 0; i < p->n; i++)
 			tmp[i] = p->q[i].fj;
+		/* ReservationOrder=submit: the oldest jobs go first. */
+		fw_plan_mark_heads(sf.cluster, sf.conf->plan, p->now, tmp,
+				   p->n);
+		for (size_t i = 0; i < p->n; i++)
+			p->q[i].fj.head = tmp[i].head;
 		fw_plan_sort_index(sf.cluster, tmp, p->n, p->order);
 		xfree(tmp);
 	}
