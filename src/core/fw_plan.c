@@ -376,37 +376,13 @@ bool fw_plan_main_all_blocked(const struct fw_plan *p)
 	return p->cl->nparts > 0;
 }
 
-/* ReservationOrder=submit: mark the partitions of a head decided in
- * the main pass; is a job that is not a head behind one? */
-static bool behind_head(struct fw_plan *p, const struct fw_plan_job *j)
-{
-	uint32_t nparts = 1 + j->nalt_parts;
-	bool behind = false;
-
-	if (!p->conf->resv_by_submit || j->resv >= 0)
-		return false;
-	for (uint32_t k = 0; k < nparts; k++) {
-		int32_t q = k == 0 ? j->part : j->alt_parts[k - 1];
-
-		if (j->head)
-			p->part_head[q] = 1;
-		else if (p->part_head[q])
-			behind = true;
-	}
-	return behind;
-}
-
 static int decide_main(struct fw_plan *p, const struct fw_plan_job *j,
 		       struct fw_plan_decision *d)
 {
 	struct cand best;
 
-	/* ReservationOrder=submit: the main pass makes no reservations, so
-	 * after a partition's heads (started or not) it starts nothing
-	 * else there: the rest is left to the backfill pass, which cannot
-	 * delay the heads' reservations. */
 	if ((j->resv >= 0 && p->resv_blocked && p->resv_blocked[j->resv]) ||
-	    (j->resv < 0 && all_parts_blocked(p, j)) || behind_head(p, j)) {
+	    (j->resv < 0 && all_parts_blocked(p, j))) {
 		d->kind = FW_PLAN_WAITING;
 		d->reason = FW_REASON_PRIORITY;
 		mark_waiting(p, d->seq);

@@ -255,9 +255,6 @@ struct fw_plan {
 	struct fw_bitset *blocked;
 	uint8_t *part_blocked;
 	uint8_t *resv_blocked;
-	uint8_t *part_head;		/* ReservationOrder=submit: a head of
-					   this partition was decided in this
-					   main pass */
 
 	/* Order and bypass bookkeeping. */
 	struct order_key last;

@@ -74,15 +74,15 @@ void job_key(const struct fw_cluster *cl, const struct fw_plan_job *j,
 
 int key_cmp(const struct order_key *a, const struct order_key *b)
 {
-	if (a->has_resv != b->has_resv)
-		return a->has_resv ? -1 : 1;
-	if (a->tier != b->tier)
-		return a->tier > b->tier ? -1 : 1;
-	/* ReservationOrder=submit: the oldest jobs first, by age. */
+	/* ReservationOrder=submit: the heads first, oldest first. */
 	if (a->head != b->head)
 		return a->head ? -1 : 1;
 	if (a->head && a->submit != b->submit)
 		return a->submit < b->submit ? -1 : 1;
+	if (a->has_resv != b->has_resv)
+		return a->has_resv ? -1 : 1;
+	if (a->tier != b->tier)
+		return a->tier > b->tier ? -1 : 1;
 	if (a->prio != b->prio)
 		return a->prio > b->prio ? -1 : 1;
 	if (a->submit != b->submit)
@@ -113,34 +113,91 @@ static int age_cmp(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-void fw_plan_mark_heads(const struct fw_cluster *cl,
-			const struct fw_plan_conf *c, fw_time_t now,
-			struct fw_plan_job *jobs, size_t n)
+struct fw_plan_heads {
+	const struct fw_plan_job *jobs;
+	size_t *age;		/* candidates, oldest first */
+	size_t nage, pos;
+	uint32_t *waiting;	/* per partition: heads that did not start */
+	uint8_t *taken;		/* per job: offered as a head */
+	uint32_t depth;
+	size_t last;		/* offered, outcome not yet reported */
+};
+
+struct fw_plan_heads *fw_plan_heads_new(const struct fw_cluster *cl,
+					const struct fw_plan_conf *c,
+					fw_time_t now,
+					const struct fw_plan_job *jobs,
+					size_t n)
 {
 	uint32_t depth = fw_plan_conf_depth(c);
-	struct fw_plan_job **cand;
-	uint32_t *count;
-	size_t m = 0;
+	const struct fw_plan_job **cand;
+	struct fw_plan_heads *h;
 
-	for (size_t i = 0; i < n; i++)
-		jobs[i].head = false;
-	if (!c->resv_by_submit || depth == 0 || n == 0)
-		return;
-	cand = fw_xmalloc(n * sizeof(*cand));
-	count = fw_xcalloc(cl->nparts ? cl->nparts : 1, sizeof(*count));
+	if (!c->resv_by_submit || depth == 0)
+		return NULL;
+	h = fw_xcalloc(1, sizeof(*h));
+	h->jobs = jobs;
+	h->depth = depth;
+	h->last = FW_PLAN_NO_HEAD;
+	h->age = fw_xmalloc((n ? n : 1) * sizeof(*h->age));
+	h->taken = fw_xcalloc(n ? n : 1, 1);
+	h->waiting = fw_xcalloc(cl->nparts ? cl->nparts : 1,
+				sizeof(*h->waiting));
+	cand = fw_xmalloc((n ? n : 1) * sizeof(*cand));
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].resv < 0 && jobs[i].part >= 0 &&
 		    (uint32_t)jobs[i].part < cl->nparts &&
 		    fw_plan_conf_may_reserve(c, now, &jobs[i]))
-			cand[m++] = &jobs[i];
-	qsort(cand, m, sizeof(*cand), age_cmp);
-	for (size_t i = 0; i < m; i++)
-		if (count[cand[i]->part] < depth) {
-			count[cand[i]->part]++;
-			cand[i]->head = true;
-		}
-	free(count);
+			cand[h->nage++] = &jobs[i];
+	qsort(cand, h->nage, sizeof(*cand), age_cmp);
+	for (size_t i = 0; i < h->nage; i++)
+		h->age[i] = (size_t)(cand[i] - jobs);
 	free(cand);
+	return h;
+}
+
+size_t fw_plan_heads_next(struct fw_plan_heads *h)
+{
+	if (!h)
+		return FW_PLAN_NO_HEAD;
+	while (h->pos < h->nage) {
+		size_t x = h->age[h->pos++];
+
+		if (h->waiting[h->jobs[x].part] < h->depth) {
+			h->taken[x] = 1;
+			h->last = x;
+			return x;
+		}
+	}
+	h->last = FW_PLAN_NO_HEAD;
+	return FW_PLAN_NO_HEAD;
+}
+
+void fw_plan_heads_outcome(struct fw_plan_heads *h, enum fw_plan_kind kind)
+{
+	if (!h || h->last == FW_PLAN_NO_HEAD)
+		return;
+	/* Started, never runnable or not tried (per-cycle limits): the next
+	 * oldest job takes its place. */
+	if (kind != FW_PLAN_START_NOW && kind != FW_PLAN_NOT_RUNNABLE &&
+	    kind != FW_PLAN_SKIPPED)
+		h->waiting[h->jobs[h->last].part]++;
+	h->last = FW_PLAN_NO_HEAD;
+}
+
+bool fw_plan_heads_taken(const struct fw_plan_heads *h, size_t i)
+{
+	return h && h->taken[i];
+}
+
+void fw_plan_heads_free(struct fw_plan_heads *h)
+{
+	if (!h)
+		return;
+	free(h->age);
+	free(h->taken);
+	free(h->waiting);
+	free(h);
 }
 
 struct sort_item {

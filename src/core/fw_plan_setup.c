@@ -70,7 +70,6 @@ struct fw_plan *fw_plan_new(const struct fw_cluster *cl,
 	p->part_resv = fw_xcalloc(cl->nparts ? cl->nparts : 1,
 				  sizeof(uint32_t));
 	p->part_blocked = fw_xcalloc(cl->nparts ? cl->nparts : 1, 1);
-	p->part_head = fw_xcalloc(cl->nparts ? cl->nparts : 1, 1);
 	p->blocked = fw_bitset_new(cl->nnodes);
 	p->allowed = fw_bitset_new(cl->nnodes);
 	p->nodes = fw_bitset_new(cl->nnodes);
@@ -120,7 +119,6 @@ void fw_plan_free(struct fw_plan *p)
 	free(p->part_tested);
 	free(p->part_resv);
 	free(p->part_blocked);
-	free(p->part_head);
 	free(p->resv_blocked);
 	free(p->wait_mark);
 	fw_bitset_free(p->blocked);
