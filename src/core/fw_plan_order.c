@@ -77,8 +77,13 @@ int key_cmp(const struct order_key *a, const struct order_key *b)
 	/* ReservationOrder=submit: the heads first, oldest first. */
 	if (a->head != b->head)
 		return a->head ? -1 : 1;
-	if (a->head && a->submit != b->submit)
-		return a->submit < b->submit ? -1 : 1;
+	if (a->head) {
+		if (a->submit != b->submit)
+			return a->submit < b->submit ? -1 : 1;
+		if (a->id != b->id)
+			return a->id < b->id ? -1 : 1;
+		return 0;
+	}
 	if (a->has_resv != b->has_resv)
 		return a->has_resv ? -1 : 1;
 	if (a->tier != b->tier)

@@ -1219,8 +1219,10 @@ START_TEST(heads_cursor)
 	ck_assert_uint_eq(fw_plan_heads_next(h), FW_PLAN_NO_HEAD);
 	fw_plan_heads_free(h);
 
-	/* heads sort before everything, oldest first */
+	/* heads sort before everything, oldest first; at equal submit
+	 * times by job id, whatever their priorities (as the cursor) */
 	j[0].head = j[4].head = true;
+	j[4].submit = j[0].submit;
 	fw_plan_sort(cl, j, 5);
 	ck_assert_uint_eq(j[0].id, 2);
 	ck_assert_uint_eq(j[1].id, 5);
