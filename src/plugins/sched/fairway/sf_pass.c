@@ -1572,6 +1572,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			 * schedulers do it first, and so do we. */
 			if (license_job_test(job, p->now, true) != SLURM_SUCCESS) {
 				fw_plan_start_failed(p->plan, &d, &err);
+				p->last_kind = d.kind;
 				apply_wait(p, job, e, &d, FW_REASON_LICENSE);
 				return true;
 			}
