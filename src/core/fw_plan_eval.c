@@ -608,7 +608,8 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 	if (set_checks(p, &x, cd) || island_policy(p, &x, cd))
 		return;
 	cd->prot = pass == FW_PASS_BACKFILL && meets_thresholds(p, j) &&
-		   (p->depth == 0 || p->part_resv[q] < p->depth);
+		   (p->depth == 0 || p->part_resv[q] < p->depth) &&
+		   (!p->conf->resv_by_submit || p->depth == 0 || j->head);
 	/* A job that needs every CPU of any node it can use holds whole
 	 * nodes anyway (every job holds a CPU): the whole-node search gives
 	 * the same answer, much faster -- unless the plan has preemptable

@@ -910,7 +910,9 @@ static void plan_key(struct fw_plan_job *q, const struct sim_rjob *j)
 	q->id = j->tj->id;
 	q->priority = j->priority;
 	q->submit = j->submit;
+	q->eligible = j->eligible;	/* for fw_plan_heads_new */
 	q->part = j->part;
+	q->head = false;
 }
 
 /* The planner's whole view of one job. */
@@ -1057,6 +1059,7 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 {
 	bool main = pass != SIM_PASS_BACKFILL;
 	enum fw_plan_pass fp = main ? FW_PASS_MAIN : FW_PASS_BACKFILL;
+	struct fw_plan_heads *h;
 	struct fw_plan *p;
 	size_t n, left, decided = 0;
 	int rc = 0;
@@ -1068,12 +1071,28 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 	p = plan_with_running(k, now, running, nr, err);
 	if (!p)
 		return -1;
-	for (size_t qi = 0; qi < n && !rc; qi++) {
-		size_t x = next_job(k, main, qi, &left);
-		struct sim_rjob *j = k->plan_rj[x];
+	/* ReservationOrder=submit: the oldest jobs first (fw_plan.h). */
+	h = fw_plan_heads_new(k->cl, k->plan, now, k->planj, n);
+	for (size_t qi = 0; !rc;) {
+		size_t x = fw_plan_heads_next(h);
+		bool head = x != FW_PLAN_NO_HEAD;
+		struct sim_rjob *j;
 		struct fw_plan_decision d;
 
-		if ((rc = fw_plan_decide(p, &k->planj[x], fp, &d, err)))
+		if (head) {
+			if (main)
+				plan_fill(&k->planj[x], k->plan_rj[x]);
+		} else {
+			if (qi >= n)
+				break;
+			x = next_job(k, main, qi++, &left);
+			if (fw_plan_heads_taken(h, x))
+				continue;
+		}
+		j = k->plan_rj[x];
+		k->planj[x].head = head;
+		rc = fw_plan_decide(p, &k->planj[x], fp, &d, err);
+		if (rc)
 			break;
 		if (d.seq < k->cap)
 			k->by_seq[d.seq] = j;
@@ -1084,10 +1103,15 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 			rc = start_job(k, p, j, &d, start, ctx, err);
 		else if (d.nvictims)
 			preempt_victims(k, &d);
+		/* Back to its key in the heap (main passes). */
+		k->planj[x].head = false;
+		fw_plan_heads_outcome(h, d.kind);
 		/* Main pass with every partition blocked: the rest of the
 		   queue would only be told "Priority" (under fifo a long
 		   queue made this most of the run). */
-		else if (main && fw_plan_main_all_blocked(p))
+		if (!rc && d.kind != FW_PLAN_START_NOW &&
+		    d.kind != FW_PLAN_NOT_RUNNABLE && main &&
+		    fw_plan_main_all_blocked(p))
 			break;
 		if (!rc && d.kind == FW_PLAN_START_NOW && pass == SIM_PASS_SERIAL)
 			break;
@@ -1097,6 +1121,7 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 		for (size_t s = 0; s < decided; s++)
 			k->by_seq[s]->bypass += k->bypass_inc[s];
 	}
+	fw_plan_heads_free(h);
 	fw_plan_free(p);
 	return rc;
 }
@@ -1234,13 +1259,27 @@ int sim_core_explain(struct sim_core *k, fw_time_t now, struct sim_rjob *j,
 	size_t n = plan_queue(k, now, pending, np, false);
 	struct fw_plan *p = plan_with_running(k, now, running, nr, err);
 	int rc = p ? 0 : -1;
-	for (size_t qi = 0; qi < n && !rc; qi++) {
+	struct fw_plan_heads *h = p ? fw_plan_heads_new(k->cl, k->plan, now,
+						       k->planj, n) : NULL;
+	for (size_t qi = 0; !rc;) {
 		struct fw_plan_decision d;
-		struct sim_rjob *x = k->plan_rj[k->order[qi]];
+		size_t xi = fw_plan_heads_next(h);
+		bool head = xi != FW_PLAN_NO_HEAD;
 
-		rc = fw_plan_decide(p, &k->planj[k->order[qi]], fp, &d, err);
+		if (!head) {
+			if (qi >= n)
+				break;
+			xi = k->order[qi++];
+			if (fw_plan_heads_taken(h, xi))
+				continue;
+		}
+		struct sim_rjob *x = k->plan_rj[xi];
+
+		k->planj[xi].head = head;
+		rc = fw_plan_decide(p, &k->planj[xi], fp, &d, err);
 		if (rc)
 			break;
+		fw_plan_heads_outcome(h, d.kind);
 		if (d.seq < k->cap)
 			k->by_seq[d.seq] = x;
 		if (x == j) {
@@ -1251,7 +1290,9 @@ int sim_core_explain(struct sim_core *k, fw_time_t now, struct sim_rjob *j,
 		}
 		if (d.kind == FW_PLAN_START_NOW)
 			rc = fw_plan_started(p, NULL, err);
+		k->planj[xi].head = false;
 	}
+	fw_plan_heads_free(h);
 	if (p)
 		fw_plan_free(p);
 	return rc;

@@ -91,6 +91,9 @@ struct pass {
 	struct qentry *q;
 	size_t n;
 	size_t *order;
+	struct fw_plan_heads *heads;   /* ReservationOrder=submit, or NULL */
+	struct fw_plan_job *hjobs;     /* the queue as the heads cursor saw it */
+	enum fw_plan_kind last_kind;   /* of the last record decided */
 	uint32_t *seq_job;             /* planner seq -> job id */
 	size_t nseq, seq_cap;
 	struct resv_map *resv;
@@ -972,7 +975,13 @@ static int build_queue(struct pass *p)
 		for (size_t i = 0; i < p->n; i++)
 			tmp[i] = p->q[i].fj;
 		fw_plan_sort_index(sf.cluster, tmp, p->n, p->order);
-		xfree(tmp);
+		/* ReservationOrder=submit: the oldest jobs go first. */
+		p->heads = fw_plan_heads_new(sf.cluster, sf.conf->plan, p->now,
+					     tmp, p->n);
+		if (p->heads)
+			p->hjobs = tmp;
+		else
+			xfree(tmp);
 	}
 	p->seq_cap = p->n + 16;
 	p->seq_job = xcalloc(p->seq_cap, sizeof(uint32_t));
@@ -1553,7 +1562,7 @@ static bool refused_for_limits(int rc)
 /* Decide one record (and further tasks of an array); returns false when
  * the pass must end (per-cycle start limit reached). */
 static bool decide_record(struct pass *p, struct qentry *e,
-			  struct fw_bitset *tmp)
+			  struct fw_bitset *tmp, bool head)
 {
 	enum fw_plan_pass pass = p->kind == SF_PASS_BACKFILL ? FW_PASS_BACKFILL
 							     : FW_PASS_MAIN;
@@ -1570,6 +1579,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 		return true;
 	array_head = job->array_recs && job->array_task_id == NO_VAL;
 	e->fj.id = job->job_id;
+	e->fj.head = head;
 	for (;;) {
 		int bad = fw_plan_decide(p->plan, &e->fj, pass, &d, &err);
 
@@ -1579,6 +1589,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			return true;
 		}
 		p->tested++;
+		p->last_kind = d.kind;
 		if (d.kind == FW_PLAN_START_NOW) {
 			bool restricted;
 			int rc;
@@ -1587,6 +1598,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			 * schedulers do it first, and so do we. */
 			if (license_job_test(job, p->now, true) != SLURM_SUCCESS) {
 				fw_plan_start_failed(p->plan, &d, &err);
+				p->last_kind = d.kind;
 				apply_wait(p, job, e, &d, FW_REASON_LICENSE);
 				return true;
 			}
@@ -1635,6 +1647,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			if (!restricted)
 				fail_bad_constraints(job, rc, p->now);
 		}
+		p->last_kind = d.kind;
 		if (d.kind == FW_PLAN_NOT_RUNNABLE &&
 		    d.reason == FW_REASON_NEVER_FITS &&
 		    confirm_never_fits(job, p->now)) {
@@ -1868,6 +1881,8 @@ static void pass_free(struct pass *p)
 	}
 	xfree(p->q);
 	xfree(p->order);
+	fw_plan_heads_free(p->heads);
+	xfree(p->hjobs);
 	xfree(p->seq_job);
 	for (size_t i = 0; i < p->nresv; i++)
 		xfree(p->resv[i].hold);
@@ -1939,15 +1954,29 @@ int sf_run_pass(enum sf_pass_kind kind)
 	charge(&p, &p.t.setup);
 	build_queue(&p);
 	charge(&p, &p.t.queue);
-	for (size_t k = 0; k < p.n; k++) {
-		bool go_on = decide_record(&p, &p.q[p.order[k]], tmp);
+	/* The heads (ReservationOrder=submit, oldest first), then the
+	 * queue in priority order without them. */
+	for (size_t k = 0, done = 0;;) {
+		size_t x = fw_plan_heads_next(p.heads);
+		bool head = x != FW_PLAN_NO_HEAD, go_on;
 
+		if (!head) {
+			if (k >= p.n)
+				break;
+			x = p.order[k++];
+			if (fw_plan_heads_taken(p.heads, x))
+				continue;
+		}
+		p.last_kind = FW_PLAN_SKIPPED;
+		go_on = decide_record(&p, &p.q[x], tmp, head);
+		fw_plan_heads_outcome(p.heads, p.last_kind);
+		done++;
 		charge(&p, &p.t.apply);
 		if (!go_on)
 			break;
 		if (over_max_time(&p)) {
 			info("%s: backfill pass stopped by bf_max_time after %zu of %zu jobs",
-			     PLUGIN, k + 1, p.n);
+			     PLUGIN, done, p.n);
 			break;
 		}
 		pthread_mutex_unlock(&sf.mu);
