@@ -351,19 +351,20 @@ int main(int argc, char **argv)
 		easy->resv_depth_set = true;
 		shared_world(&w, 10000, maxq, 44);
 		printf("shared nodes: running jobs %u\n", w.nrun);
-		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]) &&
-				   qs[k] <= maxq; k++) {
-			if (only && qs[k] != maxq)
+		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]) + 1; k++) {
+			/* the growth curve below maxq, then maxq itself */
+			size_t q = k < sizeof(qs) / sizeof(qs[0]) ? qs[k] : maxq;
+
+			if (k < sizeof(qs) / sizeof(qs[0]) &&
+			    (only || q >= maxq))
 				continue;
 			if (!only || strcmp(only, "conservative") == 0) {
-				best_of(&w, conf, FW_PASS_BACKFILL, qs[k], 1,
-					&o);
-				report("shared conservative", 10000, qs[k], &o);
+				best_of(&w, conf, FW_PASS_BACKFILL, q, 1, &o);
+				report("shared conservative", 10000, q, &o);
 			}
 			if (!only || strcmp(only, "easy") == 0) {
-				best_of(&w, easy, FW_PASS_BACKFILL, qs[k], 1,
-					&o);
-				report("shared easy", 10000, qs[k], &o);
+				best_of(&w, easy, FW_PASS_BACKFILL, q, 1, &o);
+				report("shared easy", 10000, q, &o);
 			}
 		}
 		if (!only) {
