@@ -5,10 +5,12 @@
 #   contrib/perf/build-frontend.sh [--print-dir]
 #
 # - fetches a second copy of Debian's slurm-wlm source (same version as the
-#   installed slurmctld) into $FAIRWAY_CACHE/slurm-fe (never touches the
+#   installed slurmctld) into $FAIRWAY_CACHE/slurm-fe-2 (never touches the
 #   normal tree $FAIRWAY_CACHE/slurm used by the plugin build);
 # - applies step_mgr-frontend-batch-bitmap.patch (front-end slurmctld crashes
-#   when the first batch job ends without it);
+#   when the first batch job ends without it) and
+#   node_mgr-frontend-gres-index.patch (it crashes when the front end
+#   registers with more running jobs than there are nodes);
 # - configures with --enable-front-end and builds only src/common, src/api
 #   (libslurmfull.so) and src/slurmctld (a few minutes on 2 cores);
 # - installs Debian's slurm-wlm-emulator (front-end slurmd/slurmstepd) and
@@ -20,8 +22,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${FAIRWAY_CACHE:-${HOME:-/root}/.cache/fairway}
-dest="$CACHE/slurm-fe"
-patch_file="$here/step_mgr-frontend-batch-bitmap.patch"
+# A tree of its own for each patch set: a tree built with fewer patches
+# (another checkout's script) stays as it is.
+dest="$CACHE/slurm-fe-2"
+patch_files="$here/step_mgr-frontend-batch-bitmap.patch $here/node_mgr-frontend-gres-index.patch"
 log() { echo "build-frontend: $*" >&2; }
 die() { echo "build-frontend: ERROR: $*" >&2; exit 1; }
 
@@ -71,7 +75,9 @@ apt-get source -qq "slurm-wlm=$binver" > apt-source.log 2>&1 \
 tree=$(fe_tree)
 [ -n "$tree" ] || die "no source directory unpacked in $dest"
 cd "$tree"
-patch -p1 < "$patch_file" > fe-patch.log || die "patch failed; log: $tree/fe-patch.log"
+for p in $patch_files; do
+  patch -p1 < "$p" >> fe-patch.log || die "patch $p failed; log: $tree/fe-patch.log"
+done
 # dpkg-source's patches are newer than configure: make would rerun autotools.
 for f in configure.ac auxdir/*.m4 aclocal.m4 $(find . -name Makefile.am) $(find . -name Makefile.in); do
   touch -r configure "$f"

@@ -26,6 +26,17 @@
 #                      =4000, the queue of queue.sh --shared (sub-node jobs:
 #                      -n/-c/--mem, some multi-node; --max-nodes default 32)
 #     --cpus C, --mem MB  node size (shared mode; defaults above)
+#     --preempt        preemption (implies --shared): PreemptType=
+#                      preempt/partition_prio, PreemptMode=REQUEUE, partitions
+#                      scav (PriorityTier=1) and owner (PriorityTier=10) on
+#                      all nodes.  Before the queue, every node is filled by
+#                      one scavenger job of --cpus CPUs (queue.sh fill: named
+#                      "fill", 120 min); once they run, the queue of
+#                      queue.sh --preempt (40 % owner jobs, which may preempt
+#                      them, 60 % scav) is submitted and released.  OUT/
+#                      preempt.md gets a row per scheduler: fill jobs running
+#                      at the release, requeued preemptions (slurmctld log),
+#                      owner and scav jobs started.
 #     --plugins DIR    directory of sched_fairway.so (default <top>/plugins)
 #
 # For each scheduler: start a front-end cluster (contrib/cluster-start.sh
@@ -44,7 +55,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 nodes=2000; jobs=5000; duration=240; scheds="backfill-full backfill fairway"
 window=10080; port=23000; out=""; seed=1; use_perf=0; maxn=""
-shared=0; cpus=64; mem=262144; plugins=""
+shared=0; cpus=64; mem=262144; plugins=""; preempt=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes=$2; shift 2;;
@@ -58,16 +69,17 @@ while [ $# -gt 0 ]; do
     --max-nodes) maxn=$2; shift 2;;
     --perf) use_perf=1; shift;;
     --shared) shared=1; shift;;
+    --preempt) preempt=1; shared=1; shift;;
     --cpus) cpus=$2; shift 2;;
     --mem) mem=$2; shift 2;;
     --plugins) plugins=$2; shift 2;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0;;
+    -h|--help) sed -n '2,51p' "$0"; exit 0;;
     *) echo "measure.sh: unknown option $1" >&2; exit 2;;
   esac
 done
 [ -n "$maxn" ] || { [ "$shared" = 1 ] && maxn=32 || maxn=128; }
 [ -n "$plugins" ] || plugins="$top/plugins"
-[ -n "$out" ] || out=/tmp/perf-rig/${nodes}x$jobs$([ "$shared" = 1 ] && echo -shared)
+[ -n "$out" ] || out=/tmp/perf-rig/${nodes}x$jobs$([ "$shared" = 1 ] && echo -shared)$([ "$preempt" = 1 ] && echo -preempt)
 mkdir -p "$out"
 log() { echo "[$(date +%T)] measure: $*" >&2; }
 die() { echo "measure: ERROR: $*" >&2; exit 1; }
@@ -113,6 +125,14 @@ sched_conf() {
   if [ "$shared" = 1 ]; then
     echo "SelectTypeParameters=CR_Core_Memory"
     echo "DefMemPerCPU=4000"
+  fi
+  if [ "$preempt" = 1 ]; then
+    # Jobs of a higher PriorityTier partition preempt (requeue) jobs of a
+    # lower one on the same nodes (Slurm's preempt/partition_prio).
+    echo "PreemptType=preempt/partition_prio"
+    echo "PreemptMode=REQUEUE"
+    echo "PartitionName=scav Nodes=n[1-$nodes] MaxTime=INFINITE State=UP PriorityTier=1 PreemptMode=REQUEUE"
+    echo "PartitionName=owner Nodes=n[1-$nodes] MaxTime=INFINITE State=UP PriorityTier=10"
   fi
   case "$1" in
     backfill-full)
@@ -232,6 +252,38 @@ if [ ! -f "$results" ]; then
   } > "$results"
 fi
 
+# --preempt: owner and scav DOWN, scav UP for the fill jobs until every
+# node runs one (at most 5 min), then scav DOWN again so the queue is
+# released at once.  Prints how many fill jobs run.
+fill_nodes() {
+  local s=$1 i n=0
+  scontrol update PartitionName=owner State=DOWN
+  log "$s: filling $nodes nodes with scavenger jobs"
+  bash "$here/queue.sh" fill --nodes "$nodes" --cpus "$cpus" --dir /tmp --submitter "$submitter"
+  for i in $(seq 150); do
+    n=$(squeue -h -t R -n fill -o %i | wc -l)
+    [ "$n" -ge "$nodes" ] && break
+    sleep 2
+  done
+  [ "$n" -ge "$nodes" ] || log "$s: only $n of $nodes fill jobs run after 5 min"
+  scontrol update PartitionName=scav State=DOWN
+  echo "$n"
+}
+
+# --preempt: one row of OUT/preempt.md for scheduler $1 (run dir $2).
+preempt_row() {
+  local s=$1 rdir=$2 fill=$3 requeued f="$out/preempt.md"
+  [ -f "$f" ] || {
+    echo "| nodes | jobs | scheduler | fill jobs running at release | preemptions (requeued, slurmctld log) | owner / scav jobs of the queue started |"
+    echo "|---|---|---|---|---|---|"
+  } > "$f"
+  requeued=$(grep -c 'has been requeued to reclaim resources' "$cdir/log/slurmctld.log" || true)
+  local ow sc
+  ow=$(squeue -h -p owner -t R,CG -o %j | grep -c '^q' || true)
+  sc=$(squeue -h -p scav -t R,CG -o %j | grep -c '^q' || true)
+  echo "| $nodes | $jobs | $s | $fill | ${requeued:-0} | $ow / $sc (running at the end) |" | tee -a "$f"
+}
+
 run_one() {
   local s=$1 rdir="$out/$s" extra ctld t_up until
   rm -rf "$rdir"; mkdir -p "$rdir"
@@ -254,13 +306,19 @@ run_one() {
   source "$cdir/env"
   ctld=$(awk '$1=="slurmctld"{print $2}' "$cdir/pids")
   scontrol update PartitionName=batch State=DOWN
+  local fill_running=-
+  [ "$preempt" = 0 ] || fill_running=$(fill_nodes "$s")
   log "$s: submitting $jobs jobs (seed $seed)"
   local t0; t0=$(date +%s)
   bash "$here/queue.sh" submit --jobs "$jobs" --seed "$seed" --max-nodes "$maxn" --dir /tmp \
-    --submitter "$submitter" $([ "$shared" = 1 ] && echo --shared)
+    --submitter "$submitter" $([ "$shared" = 1 ] && echo --shared) $([ "$preempt" = 1 ] && echo --preempt)
   log "$s: submitted in $(( $(date +%s) - t0 )) s; releasing the queue for $duration s"
   sdiag -r > /dev/null
   scontrol update PartitionName=batch State=UP
+  if [ "$preempt" = 1 ]; then
+    scontrol update PartitionName=scav State=UP
+    scontrol update PartitionName=owner State=UP
+  fi
   t_up=$(date +%s); until=$((t_up + duration))
   if [ "$use_perf" = 1 ] && [ "$s" = fairway ]; then
     perf record -g -F 499 -p "$ctld" -o "$rdir/perf.data" > "$rdir/perf.log" 2>&1 &
@@ -298,6 +356,7 @@ run_one() {
   row="| $nodes | $jobs | $s | $(val "$rdir/vals" cycles) | $(sec3 "$(val "$rdir/vals" last)") / $(sec3 "$(val "$rdir/vals" mean)") / $(sec3 "$(val "$rdir/vals" max)") | $(val "$rdir/vals" depth) ($(val "$rdir/vals" depth_try)) | $started | $backfilled | $pset / $pwin / $pnone | $(pct "$rdir/latency.txt" 1) | $(pct "$rdir/latency.txt" 2) | $(pct "$rdir/latency.txt" 3) | $(util_summary "$rdir/utilisation.txt") | ${refused:-0} |"
   echo "$row" >> "$results"
   echo "$row"
+  [ "$preempt" = 0 ] || preempt_row "$s" "$rdir" "$fill_running"
   cp "$cdir/log/slurmctld.log" "$rdir/slurmctld.log" 2>/dev/null || true
   log "$s: stopping the cluster"
   stop_cluster

@@ -11,6 +11,11 @@
 #       job ids and priorities follow the list; with --submitter, through
 #       that build of contrib/perf/submit.c instead (same jobs, one process:
 #       ~300 jobs/s instead of ~90).
+#   contrib/perf/queue.sh fill --nodes N --cpus C [--dir D] [--submitter BIN]
+#       (preemption rig) N scavenger jobs of one node and C CPUs each in
+#       partition scav, named "fill", 120 min limit, sleeping 7,000 s:
+#       they fill N nodes of C CPUs; prints "1 C 1 0 120 7000 scav fill"
+#       per job with list-fill instead of fill.
 #
 # Jobs: exclusive batch jobs, node counts log-uniform in 1..M (M=128: as
 # many 1-node as 64..128-node jobs per doubling), time limits uniform in
@@ -26,10 +31,15 @@
 #                   --ntasks-per-node P (P in 16, 32, 64), default memory
 # time limits uniform in 5..60 min, run times 30-95 % of the limit, so
 # jobs end (from 90 s on) and the schedulers have holes to fill.
+#
+# --preempt (with --shared): the same jobs, each in partition owner (40 %,
+# may preempt scav under preempt/partition_prio) or scav (60 %), drawn
+# from a second generator so the shapes are those of --shared's queue.
 set -euo pipefail
 
 mode=${1:-}; shift || true
-jobs=5000; seed=1; maxn=""; dir=/tmp; submitter=""; shared=0
+jobs=5000; seed=1; maxn=""; dir=/tmp; submitter=""; shared=0; preempt=0
+fill_nodes=0; fill_cpus=64
 while [ $# -gt 0 ]; do
   case "$1" in
     --jobs) jobs=$2; shift 2;;
@@ -38,6 +48,9 @@ while [ $# -gt 0 ]; do
     --dir) dir=$2; shift 2;;
     --submitter) submitter=$2; shift 2;;
     --shared) shared=1; shift;;
+    --preempt) preempt=1; shared=1; shift;;
+    --nodes) fill_nodes=$2; shift 2;;
+    --cpus) fill_cpus=$2; shift 2;;
     *) echo "queue.sh: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -80,14 +93,37 @@ list_shared() {
       }
     }'
 }
+# --preempt: a partition per job from its own generator (seed + 7777).
+add_partitions() {
+  awk -v seed="$seed" '
+    function rnd() { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648 }
+    BEGIN { s = seed + 7777 }
+    { print $0, (rnd() < 0.40 ? "owner" : "scav") }'
+}
 list() {
-  if [ "$shared" = 1 ]; then list_shared; else list_whole; fi
+  if [ "$preempt" = 1 ]; then list_shared | add_partitions
+  elif [ "$shared" = 1 ]; then list_shared; else list_whole; fi
+}
+list_fill() {
+  awk -v n="$fill_nodes" -v c="$fill_cpus" \
+    'BEGIN { for (i = 0; i < n; i++) print 1, c, 1, 0, 120, 7000, "scav", "fill" }'
 }
 
 [ -n "$maxn" ] || { [ "$shared" = 1 ] && maxn=32 || maxn=128; }
 
 case "$mode" in
   list) list;;
+  list-fill) list_fill;;
+  fill)
+    [ -n "${SLURM_CONF:-}" ] || { echo "queue.sh: SLURM_CONF not set (source the cluster's env)" >&2; exit 1; }
+    if [ -n "$submitter" ]; then
+      list_fill | "$submitter" "$dir" >/dev/null
+      exit
+    fi
+    list_fill | while read -r _ tasks _ _ limit run part name; do
+      sbatch -Q -N 1 -n "$tasks" -p "$part" -t "$limit" -D "$dir" -o /dev/null \
+        -J "$name" --wrap "sleep $run" >/dev/null
+    done;;
   submit)
     [ -n "${SLURM_CONF:-}" ] || { echo "queue.sh: SLURM_CONF not set (source the cluster's env)" >&2; exit 1; }
     if [ -n "$submitter" ]; then
@@ -95,8 +131,9 @@ case "$mode" in
       exit
     fi
     if [ "$shared" = 1 ]; then
-      list | while read -r nodes tasks cpt mem limit run; do
+      list | while read -r nodes tasks cpt mem limit run part; do
         sbatch -Q -N "$nodes" -n "$tasks" -c "$cpt" \
+          $( [ -z "$part" ] || echo "-p $part" ) \
           $( [ "$mem" = 0 ] || echo "--mem=$mem" ) \
           $( [ "$nodes" = 1 ] || echo "--ntasks-per-node=$((tasks / nodes))" ) \
           -t "$limit" -D "$dir" -o /dev/null -J "q$nodes" --wrap "sleep $run" >/dev/null
@@ -107,5 +144,5 @@ case "$mode" in
       sbatch -Q --exclusive -N "$nodes" -t "$limit" -D "$dir" -o /dev/null \
         -J "q$nodes" --wrap "sleep $run" >/dev/null
     done;;
-  *) sed -n '2,28p' "$0" >&2; exit 2;;
+  *) sed -n '2,36p' "$0" >&2; exit 2;;
 esac

@@ -10,7 +10,9 @@
  *   sbatch -N nodes -n tasks -c cpus_per_task [--mem mem_mb]
  *          [--ntasks-per-node tasks/nodes] -t limit ... --wrap "sleep run_s"
  * (no --mem when mem_mb is 0: DefMemPerCPU applies; --ntasks-per-node only
- * for more than one node).
+ * for more than one node).  Such a line may end in a partition name and
+ * then a job name ("... run_s scav fill": -p scav -J fill; queue.sh
+ * --preempt and queue.sh fill).
  * 50,000 sbatch processes take about ten minutes on two cores; one process
  * calling slurm_submit_batch_job() needs a fraction of that.
  *
@@ -29,29 +31,31 @@ int main(int argc, char **argv)
 	char *env[] = { "PATH=/usr/bin:/bin", NULL };
 	const char *dir = argc > 1 ? argv[1] : "/tmp";
 	unsigned v[6], nodes, limit, run, line = 0, failed = 0;
-	char buf[256];
+	char buf[256], part[64], jname[16];
 
 	slurm_init(NULL);
 	while (fgets(buf, sizeof(buf), stdin)) {
 		job_desc_msg_t d;
 		submit_response_msg_t *resp = NULL;
 		char script[64], name[16];
-		int n = sscanf(buf, "%u %u %u %u %u %u", &v[0], &v[1], &v[2],
-			       &v[3], &v[4], &v[5]);
+		int n = sscanf(buf, "%u %u %u %u %u %u %63s %15s", &v[0], &v[1],
+			       &v[2], &v[3], &v[4], &v[5], part, jname);
 
 		line++;
-		if (n != 3 && n != 6) {
-			fprintf(stderr, "submit: line %u: expected 3 or 6 numbers\n",
-				line);
+		if (n != 3 && (n < 6 || n > 8)) {
+			fprintf(stderr, "submit: line %u: expected 3 or 6 numbers "
+				"(then a partition and a job name)\n", line);
 			return 1;
 		}
 		nodes = v[0];
-		limit = v[n - 2];
-		run = v[n - 1];
+		limit = v[n == 3 ? 1 : 4];
+		run = v[n == 3 ? 2 : 5];
 		slurm_init_job_desc_msg(&d);
 		snprintf(script, sizeof(script), "#!/bin/sh\nsleep %u\n", run);
 		snprintf(name, sizeof(name), "q%u", nodes);
-		d.name = name;
+		d.name = n == 8 ? jname : name;
+		if (n >= 7)
+			d.partition = part;
 		d.script = script;
 		d.min_nodes = d.max_nodes = nodes;
 		d.time_limit = limit;

@@ -88,15 +88,7 @@ static int validate_job(const struct fw_plan *p, const struct fw_plan_job *j,
 bool meets_thresholds(const struct fw_plan *p,
 		      const struct fw_plan_job *j)
 {
-	uint32_t thr = j->prio_reserve ? j->prio_reserve :
-		       p->conf->bf_min_prio_reserve;
-
-	if (thr && j->priority < thr)
-		return false;
-	if (p->conf->bf_min_age_reserve && j->eligible &&
-	    p->now - j->eligible < p->conf->bf_min_age_reserve)
-		return false;
-	return true;
+	return fw_plan_conf_may_reserve(p->conf, p->now, j);
 }
 
 /* Slurm's _job_exceeds_max_bf_param: jobs *tested* per cycle. */

@@ -89,6 +89,11 @@ struct fw_plan_conf {
 	/* fairway.conf */
 	uint32_t resv_depth;		/* 0 = conservative, N = top N/partition */
 	bool resv_depth_set;
+	/* ReservationOrder=submit: the protected reservations go to the
+	 * oldest jobs (submit order), not the highest-priority ones; see
+	 * fw_plan_heads_new. */
+	bool resv_by_submit;
+	bool resv_order_set;
 	enum fw_topo_placement topo;
 	bool topo_set;
 	/* SchedulerParameters preemption tokens (Slurm's names; see
@@ -111,6 +116,11 @@ int fw_plan_conf_finish(struct fw_plan_conf *c, struct fw_err *err);
 /* Effective reservation depth: 0 = conservative, else top N per partition
  * (from ReservationDepth, or bf_job_part_count_reserve). */
 uint32_t fw_plan_conf_depth(const struct fw_plan_conf *c);
+/* bf_min_prio_reserve (or the job's own threshold) and bf_min_age_reserve
+ * at time now: may the job get a protected reservation? */
+struct fw_plan_job;
+bool fw_plan_conf_may_reserve(const struct fw_plan_conf *c, fw_time_t now,
+			      const struct fw_plan_job *j);
 
 /* ------------------------------------------------------------------ */
 /* Jobs                                                                */
@@ -152,6 +162,10 @@ struct fw_plan_job {
 				   0 = bf_min_prio_reserve */
 	bool exclusive;		/* whole nodes even on a shared cluster
 				   (--exclusive) */
+	bool head;		/* ReservationOrder=submit: offered as
+				   one of the oldest jobs (fw_plan_heads_next):
+				   sorts first, by age, and only heads are
+				   protected */
 	/* Preemption classes this job may preempt (fw_preempt_run.cls):
 	 * the QOS ids of its QOS's Preempt= list (preempt/qos), or the
 	 * partitions of lower PriorityTier (preempt/partition_prio).
@@ -162,6 +176,7 @@ struct fw_plan_job {
 
 /* All fields zero/NULL except resv = -1 (no reservation). */
 void fw_plan_job_init(struct fw_plan_job *j);
+
 
 /*
  * A job's request in Slurm's terms, for fw_plan_job_size().  Zero means
@@ -202,6 +217,8 @@ uint32_t fw_plan_job_size(const struct fw_cluster *cl, int32_t part,
  * Slurm's queue order (sort_job_queue2): jobs in an advanced reservation
  * first, then partition PriorityTier descending, priority descending,
  * submit time ascending, job id ascending.  Negative if a goes first.
+ * Jobs with `head` set (ReservationOrder=submit, fw_plan_heads_next) go
+ * before all others, oldest first.
  */
 int fw_plan_job_cmp(const struct fw_cluster *cl, const struct fw_plan_job *a,
 		    const struct fw_plan_job *b);
@@ -406,6 +423,39 @@ int32_t fw_plan_add_partial_resv(struct fw_plan *p, const char *name,
 int fw_plan_resv_hold(struct fw_plan *p, int32_t resv,
 		      const struct fw_node_use *u, uint32_t n,
 		      struct fw_err *err);
+
+/*
+ * ReservationOrder=submit (fairway.conf(5)): the protected reservations go
+ * to the oldest jobs.  A pass is then offered in two phases:
+ *
+ *   1. heads: fw_plan_heads_next() gives the pending jobs that meet
+ *      bf_min_prio_reserve / bf_min_age_reserve and are not in an advanced
+ *      reservation, oldest first (submit time, then job id, as FCFS
+ *      orders them), skipping the jobs of a partition (their own) that
+ *      already has ReservationDepth heads that did not start.  The caller
+ *      offers each one with `head` set and reports the final kind of the
+ *      decision with fw_plan_heads_outcome() before asking for the next:
+ *      a head that starts now leaves its place to the next oldest job, as
+ *      in FCFS EASY; one that waits (main pass) or is reserved (backfill
+ *      pass) takes one of the partition's ReservationDepth places.
+ *   2. the rest: every job fw_plan_heads_taken() does not name, in queue
+ *      order (fw_plan_sort, `head` clear).  Only heads are protected.
+ *
+ * fw_plan_heads_new() returns NULL (no phase 1) with ReservationOrder=
+ * priority or conservative depth; the other functions accept NULL.
+ * `jobs` must stay in place while the cursor is used.
+ */
+#define FW_PLAN_NO_HEAD ((size_t)-1)
+struct fw_plan_heads;
+struct fw_plan_heads *fw_plan_heads_new(const struct fw_cluster *cl,
+					const struct fw_plan_conf *c,
+					fw_time_t now,
+					const struct fw_plan_job *jobs,
+					size_t n);
+size_t fw_plan_heads_next(struct fw_plan_heads *h);
+void fw_plan_heads_outcome(struct fw_plan_heads *h, enum fw_plan_kind kind);
+bool fw_plan_heads_taken(const struct fw_plan_heads *h, size_t i);
+void fw_plan_heads_free(struct fw_plan_heads *h);
 
 /*
  * Decide one job.  Jobs must come in fw_plan_job_cmp order (checked), so a

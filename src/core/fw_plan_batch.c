@@ -44,33 +44,67 @@ static void result_from(struct fw_plan_result *r,
 	}
 }
 
+/* The next job to offer: a head (ReservationOrder=submit), then the rest
+ * in the caller's order. */
+static size_t next_index(struct fw_plan_heads *h, size_t *k, size_t n,
+			 bool *head)
+{
+	size_t x = fw_plan_heads_next(h);
+
+	*head = x != FW_PLAN_NO_HEAD;
+	if (*head)
+		return x;
+	while (*k < n && fw_plan_heads_taken(h, *k))
+		(*k)++;
+	return *k < n ? (*k)++ : FW_PLAN_NO_HEAD;
+}
+
 static int run_pass(struct fw_plan *p, const struct fw_plan_job *jobs,
 		    size_t n, struct fw_plan_result *res,
 		    enum fw_plan_pass pass, struct fw_err *err)
 {
+	struct fw_plan_heads *h;
 	struct fw_plan_decision d;
+	size_t *idx_of_seq, k = 0, x;
 	uint32_t *inc;
+	bool head;
+	int rc = 0;
 
 	memset(res, 0, n * sizeof(*res));
 	if (p->nseq || p->pend.active)
 		return fw_err_set(err, NULL, 0, NULL, NULL,
 				  "a batch pass needs a fresh plan");
-	for (size_t i = 0; i < n; i++) {
-		if (fw_plan_decide(p, &jobs[i], pass, &d, err) ||
+	h = fw_plan_heads_new(p->cl, p->conf, p->now, jobs, n);
+	idx_of_seq = fw_xmalloc((n ? n : 1) * sizeof(*idx_of_seq));
+	while ((x = next_index(h, &k, n, &head)) != FW_PLAN_NO_HEAD) {
+		struct fw_plan_job tmp = jobs[x];
+
+		tmp.head = head;
+		if (fw_plan_decide(p, &tmp, pass, &d, err) ||
 		    (d.kind == FW_PLAN_START_NOW &&
 		     fw_plan_started(p, NULL, err))) {
-			fw_plan_results_free(res, i);
+			fw_plan_results_free(res, n);
 			memset(res, 0, n * sizeof(*res));
-			return -1;
+			rc = -1;
+			goto out;
 		}
-		result_from(&res[i], &d);
+		fw_plan_heads_outcome(h, d.kind);
+		idx_of_seq[d.seq] = x;
+		result_from(&res[x], &d);
 	}
+	/* Blockers and bypass counts are per decision: back to indices. */
+	for (size_t i = 0; i < n; i++)
+		if (res[i].blocker >= 0)
+			res[i].blocker = (int32_t)idx_of_seq[res[i].blocker];
 	inc = fw_xmalloc((n ? n : 1) * sizeof(*inc));
 	fw_plan_bypass(p, inc, n);
-	for (size_t i = 0; i < n; i++)
-		res[i].bypass_inc = inc[i];
+	for (size_t s = 0; s < n; s++)
+		res[idx_of_seq[s]].bypass_inc = inc[s];
 	free(inc);
-	return 0;
+out:
+	free(idx_of_seq);
+	fw_plan_heads_free(h);
+	return rc;
 }
 
 int fw_plan_main(struct fw_plan *p, const struct fw_plan_job *jobs, size_t n,

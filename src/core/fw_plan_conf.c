@@ -8,7 +8,7 @@
  * belong to Slurm's main scheduler and are accepted (sched_interval and
  * defer are kept so sched/fairway can check the hand-over).
  *
- * fairway.conf: ReservationDepth and TopologyPlacement.
+ * fairway.conf: ReservationDepth, ReservationOrder and TopologyPlacement.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -69,6 +69,20 @@ uint32_t fw_plan_conf_depth(const struct fw_plan_conf *c)
 	if (c->resv_depth_set)
 		return c->resv_depth;
 	return c->bf_job_part_count_reserve;
+}
+
+bool fw_plan_conf_may_reserve(const struct fw_plan_conf *c, fw_time_t now,
+			      const struct fw_plan_job *j)
+{
+	uint32_t thr = j->prio_reserve ? j->prio_reserve :
+		       c->bf_min_prio_reserve;
+
+	if (thr && j->priority < thr)
+		return false;
+	if (c->bf_min_age_reserve && j->eligible &&
+	    now - j->eligible < c->bf_min_age_reserve)
+		return false;
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -350,6 +364,23 @@ static int parse_depth(struct fw_plan_conf *c, const char *v,
 	return 0;
 }
 
+static int parse_order(struct fw_plan_conf *c, const char *v,
+		       struct fw_err *err)
+{
+	if (c->resv_order_set)
+		return fw_err_set(err, NULL, 0, "ReservationOrder", v,
+				  "set twice");
+	if (strcasecmp(v, "priority") == 0)
+		c->resv_by_submit = false;
+	else if (strcasecmp(v, "submit") == 0)
+		c->resv_by_submit = true;
+	else
+		return fw_err_set(err, NULL, 0, "ReservationOrder", v,
+				  "expected priority or submit");
+	c->resv_order_set = true;
+	return 0;
+}
+
 static int parse_topo(struct fw_plan_conf *c, const char *v,
 		      struct fw_err *err)
 {
@@ -372,6 +403,7 @@ static int parse_topo(struct fw_plan_conf *c, const char *v,
 static bool is_plan_key(const char *k)
 {
 	return strcasecmp(k, "ReservationDepth") == 0 ||
+	       strcasecmp(k, "ReservationOrder") == 0 ||
 	       strcasecmp(k, "TopologyPlacement") == 0;
 }
 
@@ -390,6 +422,8 @@ int fw_plan_conf_line(struct fw_plan_conf *c, const struct fw_kv *kv,
 
 		if (strcasecmp(kv->key[i], "ReservationDepth") == 0)
 			rc = parse_depth(c, kv->val[i], err);
+		else if (strcasecmp(kv->key[i], "ReservationOrder") == 0)
+			rc = parse_order(c, kv->val[i], err);
 		else if (strcasecmp(kv->key[i], "TopologyPlacement") == 0)
 			rc = parse_topo(c, kv->val[i], err);
 		else
@@ -425,5 +459,13 @@ int fw_plan_conf_finish(struct fw_plan_conf *c, struct fw_err *err)
 				  "bf_job_part_count_reserve=%u",
 				  c->bf_job_part_count_reserve);
 	}
+	/* Oldest-first reservations need a number of them: with every job
+	 * protected (conservative) the order would be plain FCFS. */
+	if (c->resv_by_submit && fw_plan_conf_depth(c) == 0)
+		return fw_err_set(err, NULL, 0, "ReservationOrder", "submit",
+				  "needs ReservationDepth=easy or a number "
+				  "of jobs (or bf_job_part_count_reserve); "
+				  "with conservative depth every job is "
+				  "protected");
 	return FW_CONF_OK;
 }

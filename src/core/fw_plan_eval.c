@@ -278,14 +278,34 @@ static int32_t place_shared(struct fw_plan *p, const struct fw_plan_job *j,
 	return best;
 }
 
-/* evaluate() for a job that may share nodes: per-node amounts in the
- * share layer, licenses in the whole-node timeline, alternately until
- * both agree on a start. */
+/* Per-node amounts in the share layer, licenses in the whole-node
+ * timeline, alternately until both agree on a start in [c, cmax]. */
+static int32_t search_shared(struct fw_plan *p, const struct fw_plan_job *j,
+			     struct cand *cd, int32_t c, int32_t cmax,
+			     bool any0)
+{
+	for (;;) {
+		int32_t c2;
+
+		if (j->nlics)
+			c = fw_tl_lics_earliest(&p->tl, j->lics, j->nlics, c,
+						cmax, cd->L0, cd->L);
+		if (c < 0)
+			return -1;
+		c2 = place_shared(p, j, cd, c, cmax, any0);
+		if (c2 == c || c2 < 0 || !j->nlics)
+			return c2;
+		c = c2;
+	}
+}
+
+/* evaluate() for a job that may share nodes, with what earlier answers
+ * of this plan tell about its shape (fw_share_known). */
 static void evaluate_shared(struct fw_plan *p, const struct fw_plan_job *j,
 			    struct cand *cd, int32_t cmin, int32_t cmax,
 			    bool any0, bool memo)
 {
-	int32_t c = cmin, c2;
+	int32_t c = cmin, c2, cmax0 = cmax;
 	int fk = fit_key(cd->fit, any0);
 	int64_t dkey = j->time_limit > 0 ? j->time_limit : INT64_MAX;
 
@@ -293,39 +313,35 @@ static void evaluate_shared(struct fw_plan *p, const struct fw_plan_job *j,
 	shared_view(p, j);
 	fw_share_set_req(p->sh, j);
 	if (memo) {
-		bool valid;
-		int32_t lb = fw_share_known(p->sh, (uint32_t)cd->cls, fk,
-					    j->nodes_min, dkey, p->tl.gen,
-					    &valid);
+		struct fw_share_bounds kb;
 
-		/* An unprotected job changes nothing: an identical shape's
-		 * answer stands while nothing changed since. */
-		if (lb == FW_TL_INF || (valid && !cd->prot && lb > 0)) {
+		fw_share_known(p->sh, (uint32_t)cd->cls, fk, j->nodes_min,
+			       dkey, p->tl.gen, &kb);
+		/* An unprotected job changes nothing: its start is known
+		 * when the bounds meet (the nodes are not, and an estimate
+		 * needs none). */
+		if (kb.lb == FW_TL_INF ||
+		    (!cd->prot && kb.lb > 0 && kb.lb == kb.ub)) {
 			p->stats.cache_hits++;
-			if (lb == FW_TL_INF)
+			if (kb.lb == FW_TL_INF)
 				return cand_static(cd, FW_PLAN_NOT_IN_WINDOW,
 						   FW_REASON_NONE);
-			cd->c = lb;
+			cd->c = kb.lb;
 			cd->kind = FW_PLAN_RESERVED;
 			return;
 		}
-		if (lb > c)
-			c = lb;
+		if (kb.lb > c)
+			c = kb.lb;
+		if (kb.ub < cmax)
+			cmax = kb.ub;
 	}
 	p->stats.searches++;
-	for (;;) {
-		if (j->nlics)
-			c = fw_tl_lics_earliest(&p->tl, j->lics, j->nlics, c,
-						cmax, cd->L0, cd->L);
-		if (c < 0)
-			break;
-		c2 = place_shared(p, j, cd, c, cmax, any0);
-		if (c2 == c || c2 < 0 || !j->nlics) {
-			c = c2;
-			break;
-		}
-		c = c2;
-	}
+	c2 = search_shared(p, j, cd, c, cmax, any0);
+	/* The upper bound holds by construction; should it ever not, the
+	 * whole window is searched rather than "no start" remembered. */
+	if (c2 < 0 && cmax < cmax0)
+		c2 = search_shared(p, j, cd, c, cmax0, any0);
+	c = c2;
 	if (memo)
 		fw_share_remember(p->sh, (uint32_t)cd->cls, fk, j->nodes_min,
 				  dkey, p->tl.gen, c < 0 ? FW_TL_INF : c);
@@ -462,6 +478,11 @@ static bool island_policy(struct fw_plan *p, struct ectx *x, struct cand *cd)
 		cd->fit = FW_FIT_ISLAND;
 		return false;
 	}
+	/* One node is always inside one island: searching island by island
+	 * would find the same start (the earliest fitting node) n-islands
+	 * times over. */
+	if (n == 1)
+		return false;
 	isl = x->custom ? max_island_share(cl, p->Eb) : x->ec->isl_usable;
 	if (isl >= n) {
 		cd->fit = FW_FIT_ISLAND;
@@ -587,7 +608,8 @@ static void evaluate(struct fw_plan *p, const struct fw_plan_job *j,
 	if (set_checks(p, &x, cd) || island_policy(p, &x, cd))
 		return;
 	cd->prot = pass == FW_PASS_BACKFILL && meets_thresholds(p, j) &&
-		   (p->depth == 0 || p->part_resv[q] < p->depth);
+		   (p->depth == 0 || p->part_resv[q] < p->depth) &&
+		   (!p->conf->resv_by_submit || p->depth == 0 || j->head);
 	/* A job that needs every CPU of any node it can use holds whole
 	 * nodes anyway (every job holds a CPU): the whole-node search gives
 	 * the same answer, much faster -- unless the plan has preemptable

@@ -129,6 +129,7 @@ struct rrec {
 struct order_key {
 	bool valid;
 	bool has_resv;
+	bool head;
 	uint32_t tier, prio, id;
 	fw_time_t submit;
 };

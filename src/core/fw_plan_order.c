@@ -64,6 +64,7 @@ void job_key(const struct fw_cluster *cl, const struct fw_plan_job *j,
 {
 	k->valid = true;
 	k->has_resv = j->resv >= 0;
+	k->head = j->head;
 	k->tier = (j->part >= 0 && (uint32_t)j->part < cl->nparts) ?
 		  cl->parts[j->part].priority_tier : 0;
 	k->prio = j->priority;
@@ -73,6 +74,16 @@ void job_key(const struct fw_cluster *cl, const struct fw_plan_job *j,
 
 int key_cmp(const struct order_key *a, const struct order_key *b)
 {
+	/* ReservationOrder=submit: the heads first, oldest first. */
+	if (a->head != b->head)
+		return a->head ? -1 : 1;
+	if (a->head) {
+		if (a->submit != b->submit)
+			return a->submit < b->submit ? -1 : 1;
+		if (a->id != b->id)
+			return a->id < b->id ? -1 : 1;
+		return 0;
+	}
 	if (a->has_resv != b->has_resv)
 		return a->has_resv ? -1 : 1;
 	if (a->tier != b->tier)
@@ -94,6 +105,104 @@ int fw_plan_job_cmp(const struct fw_cluster *cl, const struct fw_plan_job *a,
 	job_key(cl, a, &ka);
 	job_key(cl, b, &kb);
 	return key_cmp(&ka, &kb);
+}
+
+/* Oldest first: submit time, then job id (FCFS). */
+static int age_cmp(const void *a, const void *b)
+{
+	const struct fw_plan_job *x = *(const struct fw_plan_job *const *)a;
+	const struct fw_plan_job *y = *(const struct fw_plan_job *const *)b;
+
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+struct fw_plan_heads {
+	const struct fw_plan_job *jobs;
+	size_t *age;		/* candidates, oldest first */
+	size_t nage, pos;
+	uint32_t *waiting;	/* per partition: heads that did not start */
+	uint8_t *taken;		/* per job: offered as a head */
+	uint32_t depth;
+	size_t last;		/* offered, outcome not yet reported */
+};
+
+struct fw_plan_heads *fw_plan_heads_new(const struct fw_cluster *cl,
+					const struct fw_plan_conf *c,
+					fw_time_t now,
+					const struct fw_plan_job *jobs,
+					size_t n)
+{
+	uint32_t depth = fw_plan_conf_depth(c);
+	const struct fw_plan_job **cand;
+	struct fw_plan_heads *h;
+
+	if (!c->resv_by_submit || depth == 0)
+		return NULL;
+	h = fw_xcalloc(1, sizeof(*h));
+	h->jobs = jobs;
+	h->depth = depth;
+	h->last = FW_PLAN_NO_HEAD;
+	h->age = fw_xmalloc((n ? n : 1) * sizeof(*h->age));
+	h->taken = fw_xcalloc(n ? n : 1, 1);
+	h->waiting = fw_xcalloc(cl->nparts ? cl->nparts : 1,
+				sizeof(*h->waiting));
+	cand = fw_xmalloc((n ? n : 1) * sizeof(*cand));
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].resv < 0 && jobs[i].part >= 0 &&
+		    (uint32_t)jobs[i].part < cl->nparts &&
+		    fw_plan_conf_may_reserve(c, now, &jobs[i]))
+			cand[h->nage++] = &jobs[i];
+	qsort(cand, h->nage, sizeof(*cand), age_cmp);
+	for (size_t i = 0; i < h->nage; i++)
+		h->age[i] = (size_t)(cand[i] - jobs);
+	free(cand);
+	return h;
+}
+
+size_t fw_plan_heads_next(struct fw_plan_heads *h)
+{
+	if (!h)
+		return FW_PLAN_NO_HEAD;
+	while (h->pos < h->nage) {
+		size_t x = h->age[h->pos++];
+
+		if (h->waiting[h->jobs[x].part] < h->depth) {
+			h->taken[x] = 1;
+			h->last = x;
+			return x;
+		}
+	}
+	h->last = FW_PLAN_NO_HEAD;
+	return FW_PLAN_NO_HEAD;
+}
+
+void fw_plan_heads_outcome(struct fw_plan_heads *h, enum fw_plan_kind kind)
+{
+	if (!h || h->last == FW_PLAN_NO_HEAD)
+		return;
+	/* Started, never runnable or not tried (per-cycle limits): the next
+	 * oldest job takes its place. */
+	if (kind != FW_PLAN_START_NOW && kind != FW_PLAN_NOT_RUNNABLE &&
+	    kind != FW_PLAN_SKIPPED)
+		h->waiting[h->jobs[h->last].part]++;
+	h->last = FW_PLAN_NO_HEAD;
+}
+
+bool fw_plan_heads_taken(const struct fw_plan_heads *h, size_t i)
+{
+	return h && h->taken[i];
+}
+
+void fw_plan_heads_free(struct fw_plan_heads *h)
+{
+	if (!h)
+		return;
+	free(h->age);
+	free(h->taken);
+	free(h->waiting);
+	free(h);
 }
 
 struct sort_item {

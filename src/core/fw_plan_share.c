@@ -82,6 +82,8 @@ void fw_share_free(struct fw_share *s)
 	free(s->sel);
 	free(s->memo);
 	free(s->memo_req);
+	free(s->dom);
+	free(s->dom_req);
 	free(s->book);
 	free(s->book_amt);
 	free(s->head);
@@ -289,6 +291,7 @@ static void forget(struct fw_share *s)
 	if (s->memo_cap)
 		memset(s->memo, 0, s->memo_cap * sizeof(*s->memo));
 	s->memo_n = 0;
+	s->dom_n = s->dom_next = 0;
 }
 
 void fw_share_release(struct fw_share *s, uint32_t node, int32_t a,
@@ -417,19 +420,93 @@ static uint32_t memo_slot(const struct fw_share *s, uint64_t h, uint32_t cls,
 	return i;
 }
 
-int32_t fw_share_known(struct fw_share *s, uint32_t cls, int fit,
-		       uint32_t n, int64_t d, uint64_t gen, bool *valid)
+/* Is the ring's entry e (amounts er) a shape the job's contains? */
+static bool dominated(const struct fw_share *s, const struct shr_ent *e,
+		      const int64_t *er, uint32_t cls, int fit, uint32_t n,
+		      int64_t d)
+{
+	if (e->cls != cls || e->fit != fit || e->n > n || e->d > d)
+		return false;
+	for (uint32_t k = 0; k < s->K; k++)
+		if (er[k] > s->req[k])
+			return false;
+	return true;
+}
+
+/* Is the ring's entry e (amounts er) a shape the job's fits in? */
+static bool dominates(const struct fw_share *s, const struct shr_ent *e,
+		      const int64_t *er, uint32_t cls, int fit, uint32_t n,
+		      int64_t d)
+{
+	if (e->cls != cls || e->fit != fit || e->n < n || e->d < d)
+		return false;
+	for (uint32_t k = 0; k < s->K; k++)
+		if (er[k] < s->req[k])
+			return false;
+	return true;
+}
+
+/* From the ring: the largest answer of a shape the job's contains (a
+ * lower bound), and while nothing was booked since (gen), the smallest
+ * of a shape the job's fits in (an upper bound: its nodes hold the job
+ * at its start). */
+static void ring_bounds(const struct fw_share *s, uint32_t cls, int fit,
+			uint32_t n, int64_t d, uint64_t gen,
+			struct fw_share_bounds *kb)
+{
+	for (uint32_t i = 0; i < s->dom_n; i++) {
+		const struct shr_ent *e = &s->dom[i];
+		const int64_t *er = s->dom_req + (size_t)i * s->K;
+
+		if (e->c > kb->lb && dominated(s, e, er, cls, fit, n, d))
+			kb->lb = e->c;
+		if (e->gen == gen && e->c < kb->ub &&
+		    dominates(s, e, er, cls, fit, n, d))
+			kb->ub = e->c;
+	}
+}
+
+void fw_share_known(struct fw_share *s, uint32_t cls, int fit, uint32_t n,
+		    int64_t d, uint64_t gen, struct fw_share_bounds *kb)
 {
 	uint32_t i;
 
-	*valid = false;
-	if (!s->memo_cap)
-		return 0;
+	kb->lb = 0;
+	kb->ub = FW_RTL_INF;
+	kb->exact = false;
+	ring_bounds(s, cls, fit, n, d, gen, kb);
+	if (!s->memo_cap || kb->lb == FW_RTL_INF)
+		return;
 	i = memo_slot(s, shape_hash(s, cls, fit, n, d), cls, fit, n, d);
 	if (!s->memo[i].used)
-		return 0;
-	*valid = s->memo[i].gen == gen;
-	return s->memo[i].c;
+		return;
+	if (s->memo[i].c > kb->lb)
+		kb->lb = s->memo[i].c;
+	if (s->memo[i].gen == gen && s->memo[i].c >= kb->lb) {
+		kb->exact = true;
+		kb->ub = kb->lb;
+	}
+}
+
+/* Keep an answer later than now in the ring (the oldest goes). */
+static void dom_add(struct fw_share *s, uint32_t cls, int fit, uint32_t n,
+		    int64_t d, uint64_t gen, int32_t c)
+{
+	uint32_t i = s->dom_next;
+
+	if (c <= 0)
+		return;
+	if (!s->dom) {
+		s->dom = fw_xcalloc(FW_SHR_DOM, sizeof(*s->dom));
+		s->dom_req = fw_xmalloc((size_t)FW_SHR_DOM * s->K *
+					sizeof(int64_t));
+	}
+	s->dom[i] = (struct shr_ent){ .cls = cls, .fit = (uint8_t)fit, .n = n,
+				      .d = d, .gen = gen, .c = c, .used = 1 };
+	memcpy(s->dom_req + (size_t)i * s->K, s->req, s->K * sizeof(int64_t));
+	s->dom_next = (i + 1) % FW_SHR_DOM;
+	if (s->dom_n < FW_SHR_DOM)
+		s->dom_n++;
 }
 
 static void memo_grow(struct fw_share *s)
@@ -481,4 +558,5 @@ void fw_share_remember(struct fw_share *s, uint32_t cls, int fit,
 	}
 	s->memo[i].gen = gen;
 	s->memo[i].c = c;
+	dom_add(s, cls, fit, n, d, gen, c);
 }

@@ -24,6 +24,8 @@
 #include "fw_rtl.h"
 
 enum { FW_SHR_CPU, FW_SHR_MEM, FW_SHR_GPU, FW_SHR_GRES0 };
+/* Answers kept for dominance bounds (fw_share_known). */
+#define FW_SHR_DOM 64
 
 /* An advanced reservation's view for its own jobs (fw_share_use_view). */
 struct shr_view {
@@ -57,6 +59,11 @@ struct fw_share {
 	struct shr_ent *memo;
 	uint32_t memo_cap, memo_n;
 	int64_t *memo_req;	/* memo_cap * K */
+	/* The latest answers later than now, whatever their shape: a
+	 * ring of FW_SHR_DOM (fw_share_known's dominance bound). */
+	struct shr_ent *dom;
+	int64_t *dom_req;	/* FW_SHR_DOM * K */
+	uint32_t dom_n, dom_next;
 	/* Nodes where a booking took less than it asked for (a node taken
 	 * whole while parts of it were booked, a clamped running job):
 	 * what a booking there holds is not known exactly, so preemption
@@ -142,10 +149,19 @@ int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
  * island fit key, nodes, duration, s->req).  A plan only ever takes, so an
  * earlier answer c for the same shape is a lower bound for a later search
  * (FW_RTL_INF: none in the window), and the answer itself while the
- * timeline generation `gen` is unchanged (*valid).  0 when unknown.
+ * timeline generation `gen` is unchanged (exact).  So is an answer for a
+ * smaller shape of the same class and fit key (no more nodes, no longer,
+ * no more of any resource): lb is the largest of those among the latest
+ * FW_SHR_DOM answers later than now.  While gen is unchanged, a larger
+ * shape's answer is an upper bound (ub; FW_RTL_INF: none known): the
+ * nodes it found hold the smaller shape at that start.
  */
-int32_t fw_share_known(struct fw_share *s, uint32_t cls, int fit,
-		       uint32_t n, int64_t d, uint64_t gen, bool *valid);
+struct fw_share_bounds {
+	int32_t lb, ub;
+	bool exact;		/* lb == ub is the answer */
+};
+void fw_share_known(struct fw_share *s, uint32_t cls, int fit, uint32_t n,
+		    int64_t d, uint64_t gen, struct fw_share_bounds *kb);
 void fw_share_remember(struct fw_share *s, uint32_t cls, int fit,
 		       uint32_t n, int64_t d, uint64_t gen, int32_t c);
 

@@ -194,7 +194,7 @@ static void buckets_init(struct fw_rtl *r)
 
 static uint32_t bucket_of(const struct fw_rtl *r, int32_t t)
 {
-	return fw_rtl_list_at(&r->benv[0], t);
+	return fw_rtl_bucket_of(r, t);
 }
 
 /* Resource k of bucket j of block b: the largest of its nodes' maxima,
@@ -209,7 +209,7 @@ static void block_bucket(struct fw_rtl *r, uint32_t b, uint32_t j,
 		hi = r->nnodes;
 	*out = 0;
 	for (uint32_t i = b * 64; i < hi; i++) {
-		int64_t v = r->nmax[((size_t)i * r->nbk + j) * K + k];
+		int64_t v = fw_rtl_nmax(r, i, j)[k];
 
 		if (v > *out) {
 			*out = v;
@@ -259,7 +259,7 @@ static void buckets_refresh(struct fw_rtl *r, uint32_t node, int32_t a,
 
 	for (uint32_t j = j0; j <= j1; j++) {
 		int32_t end = j + 1 < r->nbk ? e->t[j + 1] : FW_RTL_INF;
-		int64_t *nm = r->nmax + ((size_t)node * r->nbk + j) * r->K;
+		int64_t *nm = fw_rtl_nmax(r, node, j);
 
 		memcpy(old, nm, r->K * sizeof(*old));
 		list_max(&r->node[node], r->K, e->t[j], end, nm);

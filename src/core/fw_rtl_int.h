@@ -38,7 +38,10 @@ struct fw_rtl {
 	int32_t W;
 	struct rtl_list *node;	/* nnodes lists */
 	uint32_t nbk;		/* buckets, the last one [W, forever) */
-	int64_t *nmax;		/* nnodes * nbk * K: max free per bucket */
+	int64_t *nmax;		/* nbk * nnodes * K: max free per bucket,
+				   bucket-major (fw_rtl_nmax): a bucket's
+				   nodes are contiguous for the block
+				   recount and the search's node filter */
 	struct rtl_list *benv;	/* nblocks envelopes, nbk points each */
 	uint8_t *bcnt;		/* nblocks * nbk * K: nodes of the block at
 				   the envelope's value (1..64) */
@@ -52,6 +55,20 @@ struct fw_rtl {
 
 /* Index of the point whose interval holds slot s (0 <= s). */
 uint32_t fw_rtl_list_at(const struct rtl_list *l, int32_t s);
+
+/* Node's K largest free amounts during bucket j. */
+static inline int64_t *fw_rtl_nmax(const struct fw_rtl *r, uint32_t node,
+				   uint32_t j)
+{
+	return r->nmax + ((size_t)j * r->nnodes + node) * r->K;
+}
+
+/* The bucket holding slot t (0 <= t). */
+static inline uint32_t fw_rtl_bucket_of(const struct fw_rtl *r, int32_t t)
+{
+	return fw_rtl_list_at(&r->benv[0], t);
+}
+
 
 /*
  * The earliest c' in [c, bound] such that l has req free during all of

@@ -20,6 +20,13 @@
  *     never looked at, and each run is visited once, however often
  *     nodes' fits come and go (a node that fits at f may be taken again
  *     later, so "the n-th smallest f" alone is not the answer).
+ *
+ * One node (most jobs) needs no sweep after the probe: its answer is the
+ * smallest of the nodes' own earliest fits (earliest_one).  In both steps
+ * a node's largest free amounts per time bucket (fw_rtl_nmax) are checked
+ * before its list is walked: a block's envelope mixes the CPUs of one
+ * node with the memory of another, so most nodes of an opened block are
+ * passed over there.
  */
 #include <string.h>
 
@@ -86,7 +93,7 @@ static int32_t run_end(const struct rtl_list *l, uint32_t K,
 /* Events: a min-heap of time << 32 | kind << 30 | index                */
 /* ------------------------------------------------------------------ */
 
-enum { EV_END, EV_BEGIN, EV_BLOCK };
+enum { EV_END, EV_BEGIN, EV_BLOCK, EV_NODE };
 
 struct sweep {
 	struct fw_rtl *r;
@@ -161,10 +168,13 @@ static int32_t block_bound(const struct fw_rtl *r, const struct fw_rtl_query *q,
 	return fw_rtl_list_next_fit(&r->benv[b], r->K, q->req, c, q->d, bound);
 }
 
-/* Step 1: the lowest n nodes fitting at c into q->nodes; true if n. */
+/* Step 1: the lowest n nodes fitting at c into q->nodes; true if n.
+ * A node whose largest free amounts in c's bucket (exact for the first
+ * slots, where start-now questions are) fall short is passed over
+ * without a walk of its list: most nodes of a busy block do. */
 static bool probe(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c)
 {
-	uint32_t got = 0;
+	uint32_t got = 0, jc = fw_rtl_bucket_of(r, c);
 
 	for (uint32_t b = 0; b < r->nblocks; b++) {
 		uint64_t x = block_word(r, q->cand, b);
@@ -178,7 +188,7 @@ static bool probe(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c)
 		for (; x; x &= x - 1) {
 			uint32_t i = b * 64 + fw_ctz64(x);
 
-			if (!seg_fits(r->cap + (size_t)i * r->K, q->req, r->K))
+			if (!seg_fits(fw_rtl_nmax(r, i, jc), q->req, r->K))
 				continue;
 			q->nodes_scanned++;
 			if (fw_rtl_list_next_fit(&r->node[i], r->K, q->req, c,
@@ -228,11 +238,35 @@ static void next_run(struct sweep *sw, uint32_t i, int32_t t)
 	}
 }
 
+/*
+ * Node i is free from slot t (in bucket j) on: walk its list only if its largest free
+ * amounts in t's bucket can hold req (a node fitting at s has them in
+ * s's bucket), else look again at the next bucket's start.  Most nodes of
+ * an opened block are too full for the bucket the sweep is in; their
+ * lists are never walked if the answer comes first.
+ */
+static void check_node(struct sweep *sw, uint32_t i, int32_t t, uint32_t j)
+{
+	struct fw_rtl *r = sw->r;
+
+	if (seg_fits(fw_rtl_nmax(r, i, j), sw->q->req, r->K)) {
+		next_run(sw, i, t);
+		return;
+	}
+	while (++j < r->nbk && r->benv[0].t[j] <= sw->hi)
+		if (seg_fits(fw_rtl_nmax(r, i, j), sw->q->req, r->K)) {
+			ev_push(sw, r->benv[0].t[j], EV_NODE, i);
+			return;
+		}
+}
+
 static void handle(struct sweep *sw, uint64_t ev)
 {
 	struct fw_rtl *r = sw->r;
 	int32_t t = (int32_t)(ev >> 32);
 	uint32_t kind = (uint32_t)(ev >> 30) & 3, i = (uint32_t)ev & 0x3fffffff;
+
+	uint32_t j = fw_rtl_bucket_of(r, t);
 
 	if (kind == EV_BLOCK) {
 		uint64_t x = block_word(r, sw->q->cand, i);
@@ -242,15 +276,17 @@ static void handle(struct sweep *sw, uint64_t ev)
 
 			if (seg_fits(r->cap + (size_t)n * r->K, sw->q->req,
 				     r->K))
-				next_run(sw, n, t);
+				check_node(sw, n, t, j);
 		}
+	} else if (kind == EV_NODE) {
+		check_node(sw, i, t, j);
 	} else if (kind == EV_BEGIN) {
 		open_node(sw, i);
 		if (r->gend[i] != FW_RTL_INF)
 			ev_push(sw, (int64_t)r->gend[i] + 1, EV_END, i);
 	} else {
 		close_node(sw, i);
-		next_run(sw, i, t);
+		check_node(sw, i, t, j);
 	}
 }
 
@@ -300,6 +336,76 @@ static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
 	return found;
 }
 
+/*
+ * One node (most jobs): the earliest start is the smallest of the nodes'
+ * own earliest fits, so no sweep of runs is needed.  Blocks are taken in
+ * the order of their envelopes' bounds and only while a bound can still
+ * beat the best start found; a node's bucket maxima are checked up to
+ * that start before its list is walked (to it at most).  Ties go to the
+ * lowest node index, as in the sweep.
+ */
+static int32_t node_earliest(struct fw_rtl *r, const struct fw_rtl_query *q,
+			     uint32_t i, int32_t t, uint32_t j, int32_t bound)
+{
+	while (!seg_fits(fw_rtl_nmax(r, i, j), q->req, r->K)) {
+		if (++j >= r->nbk || r->benv[0].t[j] > bound)
+			return FW_RTL_INF;
+		t = r->benv[0].t[j];
+	}
+	return fw_rtl_list_next_fit(&r->node[i], r->K, q->req, t, q->d,
+				    bound);
+}
+
+static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
+			    int32_t c, int32_t hi)
+{
+	struct sweep sw = { .r = r, .q = q, .hi = hi };
+	int32_t best = FW_RTL_INF;
+	uint32_t bnode = 0;
+
+	for (uint32_t b = 0; b < r->nblocks; b++) {
+		int32_t lb;
+
+		if (!block_word(r, q->cand, b))
+			continue;
+		lb = block_bound(r, q, b, c, hi);
+		if (lb == FW_RTL_INF)
+			q->blocks_skipped++;
+		else
+			ev_push(&sw, lb, EV_BLOCK, b);
+	}
+	/* Events are ordered by (slot, block): a block at best's slot but
+	 * after best's block cannot give a lower node. */
+	while (sw.len && ((int32_t)(r->ev[0] >> 32) < best ||
+			  ((int32_t)(r->ev[0] >> 32) == best &&
+			   ((uint32_t)r->ev[0] & 0x3fffffff) < bnode / 64))) {
+		uint64_t ev = ev_pop(&sw);
+		int32_t t = (int32_t)(ev >> 32);
+		uint32_t b = (uint32_t)ev & 0x3fffffff;
+		uint32_t j = fw_rtl_bucket_of(r, t);
+
+		for (uint64_t x = block_word(r, q->cand, b); x; x &= x - 1) {
+			uint32_t i = b * 64 + fw_ctz64(x);
+			int32_t f;
+
+			if (!seg_fits(r->cap + (size_t)i * r->K, q->req, r->K))
+				continue;
+			q->nodes_scanned++;
+			f = node_earliest(r, q, i, t, j, best < hi ? best : hi);
+			if (f < best || (f == best && f != FW_RTL_INF &&
+					 i < bnode)) {
+				best = f;
+				bnode = i;
+			}
+		}
+	}
+	q->blocks_skipped += sw.len;
+	if (best == FW_RTL_INF)
+		return -1;
+	q->nodes[0] = bnode;
+	return best;
+}
+
 static uint32_t count_cand(const struct fw_rtl *r, const struct fw_bitset *c)
 {
 	return c ? fw_bitset_count(c) : r->nnodes;
@@ -320,7 +426,8 @@ int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
 	if (probe(r, q, c))
 		s = c;
 	else
-		s = c < hi ? sweep_from(r, q, c + 1, hi) : -1;
+		s = c >= hi ? -1 : q->n == 1 ? earliest_one(r, q, c + 1, hi) :
+		    sweep_from(r, q, c + 1, hi);
 	if (s < 0)
 		return -1;
 	q->start = s > smin ? s : smin;

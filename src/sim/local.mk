@@ -7,6 +7,7 @@ SIM_SRC = \
 	src/sim/sim_trace.c src/sim/sim_trace.h \
 	src/sim/sim_cluster.c src/sim/sim_cluster.h \
 	src/sim/sim_report.c src/sim/sim_report.h \
+	src/sim/sim_preempt.c src/sim/sim_preempt.h \
 	src/sim/sim_svg.c
 SIM_RUN_SRC = \
 	src/sim/sim_engine.c src/sim/sim_engine.h \

@@ -92,6 +92,48 @@ static int node_lookup(const struct sim_cluster *c, const char *iname)
 	return -1;
 }
 
+/* Does v contain w, case-insensitively? */
+static bool has_word(const char *v, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (; *v; v++)
+		if (!strncasecmp(v, w, n))
+			return true;
+	return false;
+}
+
+int sim_preempt_mode_parse(const char *v, enum sim_preempt_mode *m,
+			   const char **why)
+{
+	static const char *const name[] = { "OFF", "CANCEL", "REQUEUE" };
+
+	for (int i = 0; i < 3; i++)
+		if (!strcasecmp(v, name[i])) {
+			*m = (enum sim_preempt_mode)(SIM_PMODE_OFF + i);
+			return 0;
+		}
+	/* Suspension and gang time slicing keep victims in memory and
+	   share time slices: nothing the simulator models. */
+	if (has_word(v, "SUSPEND") || has_word(v, "GANG"))
+		*why = "SUSPEND and GANG are not simulated (use REQUEUE or CANCEL)";
+	else if (has_word(v, "WITHIN") || has_word(v, "PRIORITY"))
+		*why = "WITHIN and PRIORITY are not simulated (use REQUEUE or CANCEL)";
+	else
+		*why = "expected OFF, CANCEL or REQUEUE";
+	return -1;
+}
+
+const char *sim_preempt_mode_name(enum sim_preempt_mode m)
+{
+	switch (m) {
+	case SIM_PMODE_OFF: return "OFF";
+	case SIM_PMODE_CANCEL: return "CANCEL";
+	case SIM_PMODE_REQUEUE: return "REQUEUE";
+	default: return "(unset)";
+	}
+}
+
 int sim_cluster_find_node(const struct sim_cluster *c, const char *name)
 {
 	const char *iname = sim_strtab_find(&c->str, name);
@@ -132,6 +174,8 @@ struct part_tmpl {
 	int64_t max_time, default_time;
 	const char *qos;
 	bool up, exclusive;
+	enum sim_preempt_mode preempt_mode;
+	int64_t grace;
 	char *nodes_expr;
 };
 
@@ -362,6 +406,19 @@ static int part_attr(struct conf_ctx *x, struct part_tmpl *t, const char *k,
 		t->exclusive = !strncasecmp(v, "EXCLUSIVE", 9);
 		return 0;
 	}
+	if (!strcasecmp(k, "PreemptMode")) {
+		const char *why = NULL;
+		if (sim_preempt_mode_parse(v, &t->preempt_mode, &why))
+			return kv_err(err, k, v, why);
+		return 0;
+	}
+	if (!strcasecmp(k, "GraceTime")) { /* seconds, as slurm.conf says */
+		uint32_t g;
+		if (get_u32(k, v, &g, err))
+			return -1;
+		t->grace = g;
+		return 0;
+	}
 	return 0; /* MaxNodes, AllowAccounts, ...: not simulated */
 }
 
@@ -412,6 +469,8 @@ static int part_line(struct conf_ctx *x, const struct fw_kv *kv, int lineno)
 	p->qos = t.qos;
 	p->up = t.up;
 	p->exclusive = t.exclusive;
+	p->preempt_mode = t.preempt_mode;
+	p->grace = t.grace;
 	p->is_default = dflt;
 	p->nodes_expr = t.nodes_expr;
 	p->file = fw_strdup(x->name);
@@ -968,6 +1027,39 @@ static int dump_user(struct dump_ctx *x, const char *name,
 	return 0;
 }
 
+/* The QOS's preemption fields (sacctmgr's names and units: GraceTime in
+ * seconds, PreemptExemptTime a duration).  1: was one, 0: not, -1: bad. */
+static int dump_qos_preempt(struct dump_ctx *x, struct sim_qos *q,
+			    const struct dump_field *f)
+{
+	struct fw_err e;
+	const char *why = NULL;
+
+	fw_err_clear(&e);
+	if (!strcasecmp(f->key, "Preempt")) {
+		q->preempt = f->val[0] ? sim_intern(&x->a->str, f->val) : NULL;
+		return 1;
+	}
+	if (!strcasecmp(f->key, "PreemptMode")) {
+		if (sim_preempt_mode_parse(f->val, &q->preempt_mode, &why))
+			return kv_err(x->err, "PreemptMode", f->val, why);
+		return 1;
+	}
+	if (!strcasecmp(f->key, "GraceTime")) {
+		uint32_t g;
+		if (get_u32("GraceTime", f->val, &g, x->err))
+			return -1;
+		q->grace = g;
+		return 1;
+	}
+	if (!strcasecmp(f->key, "PreemptExemptTime")) {
+		if (fw_parse_duration(f->val, false, &q->exempt, &e))
+			return kv_err(x->err, "PreemptExemptTime", f->val, e.msg);
+		return 1;
+	}
+	return 0;
+}
+
 static int dump_qos(struct dump_ctx *x, const char *name,
 		    const struct dump_field *f, int nf, int lineno)
 {
@@ -983,8 +1075,14 @@ static int dump_qos(struct dump_ctx *x, const char *name,
 	memset(q, 0, sizeof(*q));
 	q->name = sim_intern(&a->str, name);
 	q->usage_factor = -1;
+	q->exempt = -1;
 	q->lineno = lineno;
 	for (int i = 0; i < nf; i++) {
+		int r = dump_qos_preempt(x, q, &f[i]);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
 		if (!strcasecmp(f[i].key, "Priority")) {
 			if (get_u32("Priority", f[i].val, &q->priority, x->err))
 				return -1;

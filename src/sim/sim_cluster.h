@@ -38,6 +38,23 @@ struct sim_node {
 	int island;           /* leaf switch of topology.conf, -1 = none */
 };
 
+/*
+ * PreemptMode as slurm.conf (global and per partition) and sacctmgr (per
+ * QOS) give it.  UNSET: not given here (the global mode applies).  SUSPEND
+ * and GANG are not simulated: the readers refuse them.
+ */
+enum sim_preempt_mode {
+	SIM_PMODE_UNSET,
+	SIM_PMODE_OFF,
+	SIM_PMODE_CANCEL,
+	SIM_PMODE_REQUEUE,
+};
+/* "OFF", "CANCEL", "REQUEUE" (case-insensitive, with an optional ",WITHIN"
+ * refused like SUSPEND and GANG).  0, or -1 with *why set. */
+int sim_preempt_mode_parse(const char *v, enum sim_preempt_mode *m,
+			   const char **why);
+const char *sim_preempt_mode_name(enum sim_preempt_mode m);
+
 struct sim_partition {
 	const char *name;
 	uint32_t *node;       /* indices into cluster->node, ascending */
@@ -50,6 +67,8 @@ struct sim_partition {
 	const char *qos;      /* partition QOS, NULL = none */
 	bool up;              /* State=UP (DOWN/DRAIN/INACTIVE start nothing) */
 	bool exclusive;       /* OverSubscribe=EXCLUSIVE */
+	enum sim_preempt_mode preempt_mode; /* PreemptMode= (UNSET: global) */
+	int64_t grace;        /* GraceTime= seconds (preempt/partition_prio) */
 	char *nodes_expr;     /* Nodes= as written (resolved at the end) */
 	char *file;           /* where it was defined, for late errors */
 	int lineno;
@@ -146,6 +165,15 @@ struct sim_qos {
 	const char *name;
 	uint32_t priority;
 	double usage_factor;  /* -1 = not given */
+	/* Preemption (preempt/qos): Preempt= as written (names of QOS its
+	 * jobs may preempt, comma separated; resolved by the simulator once
+	 * the whole dump is read), PreemptMode=, GraceTime= (seconds, as
+	 * sacctmgr), PreemptExemptTime= (-1: not given, the slurm.conf one
+	 * applies). */
+	const char *preempt;
+	enum sim_preempt_mode preempt_mode;
+	int64_t grace;
+	int64_t exempt;
 	int lineno;
 };
 

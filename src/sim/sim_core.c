@@ -21,6 +21,7 @@
 #include "fw_fairshare.h"
 #include "fw_plan.h"
 #include "fw_prio.h"
+#include "sim_preempt.h"
 
 /* TRES the simulator knows, in the order of fw_prio_job.tres[]. */
 enum { TRES_CPU, TRES_MEM, TRES_NODE, TRES_BILLING, TRES_GPU, NTRES };
@@ -41,6 +42,7 @@ struct core_job {
 	struct fw_plan_lic lic[SIM_MAX_LICENSES];
 	uint32_t nlic;
 	fw_time_t prio_at;       /* when its priority was last computed */
+	struct sim_preempt_job pre; /* its preemption terms */
 };
 
 struct sim_core {
@@ -81,6 +83,14 @@ struct sim_core {
 	struct sim_rjob **never;
 	const char **never_why;
 	size_t nnever, never_cap;
+	/* Preemption: the configuration, the engine's callback, and the
+	   preemptable running jobs of the current plan (victim ids are
+	   looked up there). */
+	struct sim_preempt pre;
+	sim_preempt_fn preempt_cb;
+	void *preempt_ctx;
+	struct sim_rjob **pre_rj;
+	size_t npre_rj, pre_cap;
 };
 
 static struct core_job *cj_of(const struct sim_rjob *j)
@@ -300,6 +310,8 @@ int sim_core_finish(struct sim_core *k, struct fw_err *err)
 	index_default_accounts(k);
 	k->accrue = fw_accrue_new(k->prio);
 	k->prio_static = fw_prio_time_invariant(k->prio);
+	if (sim_preempt_init(&k->pre, k->c, k->a, err))
+		return -1;
 	k->finished = true;
 	return 0;
 }
@@ -334,7 +346,21 @@ void sim_core_free(struct sim_core *k)
 	free(k->nodes_tmp);
 	free(k->never);
 	free(k->never_why);
+	sim_preempt_free(&k->pre);
+	free(k->pre_rj);
 	free(k);
+}
+
+void sim_core_on_preempt(struct sim_core *k, sim_preempt_fn fn, void *ctx)
+{
+	k->preempt_cb = fn;
+	k->preempt_ctx = ctx;
+}
+
+const char *sim_core_preempt_type(const struct sim_core *k)
+{
+	return sim_preempt_on(&k->pre) ? sim_preempt_type_name(k->pre.type)
+				       : NULL;
 }
 
 int64_t sim_core_calc_period(const struct sim_core *k)
@@ -529,7 +555,25 @@ int sim_core_bind(struct sim_core *k, struct sim_rjob *j,
 	}
 	cj->part_down = !k->c->part[j->part].up;
 	bind_prio(k, j, cj);
+	sim_preempt_bind(&k->pre, k->c, k->a, j->part, j->tj->qos, &cj->pre);
+	j->may_preempt = cj->pre.npreempts > 0;
 	return 0;
+}
+
+void sim_core_requeue(struct sim_core *k, fw_time_t now, struct sim_rjob *j)
+{
+	struct core_job *cj = cj_of(j);
+
+	if (cj->alloc) {
+		fw_bitset_free(cj->alloc);
+		cj->alloc = NULL;
+	}
+	cj->shared = false;
+	cj->pj.submit_time = j->submit;
+	cj->pj.eligible_time = j->eligible > j->submit ? j->eligible : 0;
+	cj->pj.queue_sec = fw_prio_accrue_policy(k->prio) != FW_ACCRUE_ACCRUE_TIME
+				   ? 0 : FW_PRIO_QUEUE_AUTO;
+	sim_core_prio_one(k, now, j);
 }
 
 void sim_core_unbind(struct sim_core *k, struct sim_rjob *j)
@@ -724,31 +768,73 @@ size_t sim_core_never(const struct sim_core *k, struct sim_rjob ***jobs,
 	return k->nnever;
 }
 
+/* May the plan offer this running job as a victim?  Not when it is
+ * already being preempted (it is gone at preempt_end whatever happens). */
+static bool preemptable(const struct sim_core *k, const struct sim_rjob *j)
+{
+	return sim_preempt_on(&k->pre) && cj_of(j)->pre.cls >= 0 &&
+	       !j->preempt_end && !k->c->whole_nodes;
+}
+
+/* Remember a preemptable job of this plan (victim ids map back here). */
+static void pre_remember(struct sim_core *k, struct sim_rjob *j)
+{
+	if (k->npre_rj == k->pre_cap) {
+		k->pre_cap = k->pre_cap ? k->pre_cap * 2 : 64;
+		k->pre_rj = fw_xrealloc(k->pre_rj, k->pre_cap * sizeof(*k->pre_rj));
+	}
+	k->pre_rj[k->npre_rj++] = j;
+}
+
+/* What a preemptable job is to the planner (fw_preempt_run). */
+static void pre_run(const struct sim_rjob *j, struct fw_preempt_run *pr)
+{
+	const struct sim_preempt_job *x = &cj_of(j)->pre;
+
+	pr->cls = (uint32_t)x->cls;
+	pr->prio = x->prio;
+	pr->start = j->out->start;
+	pr->exempt_until = x->exempt > 0 ? j->out->start + x->exempt : 0;
+	pr->grace = x->grace;
+}
+
 /* A running job as the plan sees it: whole nodes, or its amounts on
- * each node when it shares them. */
+ * each node when it shares them (a preemptable job always so: a victim
+ * frees what it holds, and a whole-node one holds each node whole). */
 static int add_running(struct sim_core *k, struct fw_plan *p,
-		       const struct sim_rjob *j, fw_time_t end,
-		       struct fw_err *err)
+		       struct sim_rjob *j, fw_time_t end, struct fw_err *err)
 {
 	const struct core_job *cj = cj_of(j);
+	bool pre = preemptable(k, j);
+	struct fw_preempt_run pr;
 	struct fw_node_use *u;
 	uint32_t n = 0;
 	int64_t i;
 	int rc;
 
-	if (!cj->shared)
+	if (!cj->shared && !pre)
 		return fw_plan_add_running(p, cj->alloc, end, cj->lic,
 					   cj->nlic, err);
 	u = fw_xcalloc(k->c->nnodes ? k->c->nnodes : 1, sizeof(*u));
 	FW_BITSET_FOREACH(cj->alloc, i) {
+		const struct sim_node *nd = &k->c->node[i];
+
 		u[n].node = (uint32_t)i;
 		u[n].job = j->tj->id;
-		u[n].cpus = j->cpus_per_node;
-		u[n].mem_mb = j->mem_per_node_mb;
-		u[n].gpus = j->gpus_per_node;
+		u[n].cpus = cj->shared ? j->cpus_per_node : nd->cpus;
+		u[n].mem_mb = cj->shared ? j->mem_per_node_mb : nd->mem_mb;
+		u[n].gpus = cj->shared ? j->gpus_per_node : nd->gpus;
 		n++;
 	}
-	rc = fw_plan_add_running_use(p, u, n, end, cj->lic, cj->nlic, err);
+	if (pre) {
+		pre_run(j, &pr);
+		pre_remember(k, j);
+		rc = fw_plan_add_running_preemptable(p, u, n, end, cj->lic,
+						     cj->nlic, &pr, err);
+	} else {
+		rc = fw_plan_add_running_use(p, u, n, end, cj->lic, cj->nlic,
+					     err);
+	}
 	free(u);
 	return rc;
 }
@@ -762,9 +848,14 @@ static struct fw_plan *plan_with_running(struct sim_core *k, fw_time_t now,
 
 	if (!p)
 		return NULL;
+	k->npre_rj = 0;
 	for (size_t i = 0; i < nr; i++) {
-		const struct sim_rjob *j = running[i];
+		struct sim_rjob *j = running[i];
 		fw_time_t end = j->limit > 0 ? j->out->start + j->limit : 0;
+
+		/* Being preempted: Slurm set its end to the grace time's. */
+		if (j->preempt_end && (end <= 0 || j->preempt_end < end))
+			end = j->preempt_end;
 
 		if (add_running(k, p, j, end, err)) {
 			fw_plan_free(p);
@@ -819,7 +910,9 @@ static void plan_key(struct fw_plan_job *q, const struct sim_rjob *j)
 	q->id = j->tj->id;
 	q->priority = j->priority;
 	q->submit = j->submit;
+	q->eligible = j->eligible;	/* for fw_plan_heads_new */
 	q->part = j->part;
+	q->head = false;
 }
 
 /* The planner's whole view of one job. */
@@ -839,6 +932,8 @@ static void plan_fill(struct fw_plan_job *q, const struct sim_rjob *j)
 	q->nlics = cj->nlic;
 	q->uid = cj->pj.uid;
 	q->account = cj->pj.account_id;
+	q->preempts = cj->pre.preempts;
+	q->npreempts = cj->pre.npreempts;
 }
 
 /*
@@ -899,6 +994,33 @@ static uint32_t alloc_cpus(const struct sim_core *k, const struct sim_rjob *j,
 	return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
 }
 
+/* The running job of this plan with id `id` (a victim), or NULL. */
+static struct sim_rjob *pre_find(const struct sim_core *k, uint32_t id)
+{
+	for (size_t i = 0; i < k->npre_rj; i++)
+		if (k->pre_rj[i]->tj->id == id)
+			return k->pre_rj[i];
+	return NULL;
+}
+
+/*
+ * The planner counts on the victims of d being preempted now (for a start
+ * now or a reservation): hand them to the engine, which must preempt
+ * them whatever happens to the start, as slurmctld does.
+ */
+static void preempt_victims(struct sim_core *k,
+			    const struct fw_plan_decision *d)
+{
+	for (uint32_t v = 0; v < d->nvictims; v++) {
+		struct sim_rjob *x = pre_find(k, d->victims[v]);
+
+		if (!x || x->preempt_end || !k->preempt_cb)
+			continue;
+		k->preempt_cb(k->preempt_ctx, x, cj_of(x)->pre.grace,
+			      (uint32_t)cj_of(x)->pre.mode);
+	}
+}
+
 /* The core decided START_NOW: allocate, tell the plan, then the engine. */
 static int start_job(struct sim_core *k, struct fw_plan *p, struct sim_rjob *j,
 		     const struct fw_plan_decision *d, sim_start_fn start,
@@ -907,6 +1029,7 @@ static int start_job(struct sim_core *k, struct fw_plan *p, struct sim_rjob *j,
 	struct core_job *cj = cj_of(j);
 	uint32_t nn = bitset_nodes(k, d->nodes);
 
+	preempt_victims(k, d);
 	cj->alloc = fw_bitset_dup(d->nodes);
 	cj->shared = d->shared;
 	j->shared = d->shared;
@@ -936,6 +1059,7 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 {
 	bool main = pass != SIM_PASS_BACKFILL;
 	enum fw_plan_pass fp = main ? FW_PASS_MAIN : FW_PASS_BACKFILL;
+	struct fw_plan_heads *h;
 	struct fw_plan *p;
 	size_t n, left, decided = 0;
 	int rc = 0;
@@ -947,12 +1071,28 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 	p = plan_with_running(k, now, running, nr, err);
 	if (!p)
 		return -1;
-	for (size_t qi = 0; qi < n && !rc; qi++) {
-		size_t x = next_job(k, main, qi, &left);
-		struct sim_rjob *j = k->plan_rj[x];
+	/* ReservationOrder=submit: the oldest jobs first (fw_plan.h). */
+	h = fw_plan_heads_new(k->cl, k->plan, now, k->planj, n);
+	for (size_t qi = 0; !rc;) {
+		size_t x = fw_plan_heads_next(h);
+		bool head = x != FW_PLAN_NO_HEAD;
+		struct sim_rjob *j;
 		struct fw_plan_decision d;
 
-		if ((rc = fw_plan_decide(p, &k->planj[x], fp, &d, err)))
+		if (head) {
+			if (main)
+				plan_fill(&k->planj[x], k->plan_rj[x]);
+		} else {
+			if (qi >= n)
+				break;
+			x = next_job(k, main, qi++, &left);
+			if (fw_plan_heads_taken(h, x))
+				continue;
+		}
+		j = k->plan_rj[x];
+		k->planj[x].head = head;
+		rc = fw_plan_decide(p, &k->planj[x], fp, &d, err);
+		if (rc)
 			break;
 		if (d.seq < k->cap)
 			k->by_seq[d.seq] = j;
@@ -961,10 +1101,17 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 			never_add(k, j, fw_plan_reason_str(d.reason));
 		else if (d.kind == FW_PLAN_START_NOW)
 			rc = start_job(k, p, j, &d, start, ctx, err);
+		else if (d.nvictims)
+			preempt_victims(k, &d);
+		/* Back to its key in the heap (main passes). */
+		k->planj[x].head = false;
+		fw_plan_heads_outcome(h, d.kind);
 		/* Main pass with every partition blocked: the rest of the
 		   queue would only be told "Priority" (under fifo a long
 		   queue made this most of the run). */
-		else if (main && fw_plan_main_all_blocked(p))
+		if (!rc && d.kind != FW_PLAN_START_NOW &&
+		    d.kind != FW_PLAN_NOT_RUNNABLE && main &&
+		    fw_plan_main_all_blocked(p))
 			break;
 		if (!rc && d.kind == FW_PLAN_START_NOW && pass == SIM_PASS_SERIAL)
 			break;
@@ -974,6 +1121,7 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 		for (size_t s = 0; s < decided; s++)
 			k->by_seq[s]->bypass += k->bypass_inc[s];
 	}
+	fw_plan_heads_free(h);
 	fw_plan_free(p);
 	return rc;
 }
@@ -1054,6 +1202,9 @@ static void explain_plan(struct sim_core *k, const struct fw_plan_decision *d,
 					: " (estimate: lower jobs may still delay it)");
 	fprintf(out, "  partition %s, %u node(s), priority %u\n",
 		k->c->part[j->part].name, j->nodes, j->priority);
+	for (uint32_t v = 0; v < d->nvictims; v++)
+		fprintf(out, "%s%u%s", v ? ", " : "  it preempts job(s) ",
+			d->victims[v], v + 1 == d->nvictims ? "\n" : "");
 	if (d->kind != FW_PLAN_START_NOW) {
 		fprintf(out, "why not running: %s", fw_plan_reason_str(d->reason));
 		if (d->blocker >= 0 && (size_t)d->blocker < k->cap &&
@@ -1108,13 +1259,27 @@ int sim_core_explain(struct sim_core *k, fw_time_t now, struct sim_rjob *j,
 	size_t n = plan_queue(k, now, pending, np, false);
 	struct fw_plan *p = plan_with_running(k, now, running, nr, err);
 	int rc = p ? 0 : -1;
-	for (size_t qi = 0; qi < n && !rc; qi++) {
+	struct fw_plan_heads *h = p ? fw_plan_heads_new(k->cl, k->plan, now,
+						       k->planj, n) : NULL;
+	for (size_t qi = 0; !rc;) {
 		struct fw_plan_decision d;
-		struct sim_rjob *x = k->plan_rj[k->order[qi]];
+		size_t xi = fw_plan_heads_next(h);
+		bool head = xi != FW_PLAN_NO_HEAD;
 
-		rc = fw_plan_decide(p, &k->planj[k->order[qi]], fp, &d, err);
+		if (!head) {
+			if (qi >= n)
+				break;
+			xi = k->order[qi++];
+			if (fw_plan_heads_taken(h, xi))
+				continue;
+		}
+		struct sim_rjob *x = k->plan_rj[xi];
+
+		k->planj[xi].head = head;
+		rc = fw_plan_decide(p, &k->planj[xi], fp, &d, err);
 		if (rc)
 			break;
+		fw_plan_heads_outcome(h, d.kind);
 		if (d.seq < k->cap)
 			k->by_seq[d.seq] = x;
 		if (x == j) {
@@ -1125,7 +1290,9 @@ int sim_core_explain(struct sim_core *k, fw_time_t now, struct sim_rjob *j,
 		}
 		if (d.kind == FW_PLAN_START_NOW)
 			rc = fw_plan_started(p, NULL, err);
+		k->planj[xi].head = false;
 	}
+	fw_plan_heads_free(h);
 	if (p)
 		fw_plan_free(p);
 	return rc;

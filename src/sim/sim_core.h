@@ -81,6 +81,28 @@ typedef void (*sim_start_fn)(void *ctx, struct sim_rjob *j,
 			     const uint32_t *nodes, uint32_t n,
 			     bool backfilled);
 
+/*
+ * The planner chose `victim` (running) to be preempted now for a job it
+ * starts or reserves: it is gone after `grace` seconds, then requeued or
+ * cancelled (mode, an enum sim_preempt_mode).  The engine must stop
+ * offering it as a victim (sim_rjob.preempt_end) and may end it at once
+ * (grace 0) before the start callback of the job that preempts it.
+ */
+typedef void (*sim_preempt_fn)(void *ctx, struct sim_rjob *victim,
+			       int64_t grace, uint32_t mode);
+void sim_core_on_preempt(struct sim_core *k, sim_preempt_fn fn, void *ctx);
+/* PreemptType as configured ("preempt/qos", ...), NULL when none. */
+const char *sim_core_preempt_type(const struct sim_core *k);
+/*
+ * A preempted job goes back to the queue (PreemptMode=REQUEUE) at now:
+ * Slurm's requeue (job_mgr.c batch_requeue_fini) gives it a new submit
+ * time (now), clears its accrual and holds it until now + the credential
+ * lifetime + 1 (SIM_REQUEUE_HOLD); the engine sets j->submit and
+ * j->eligible so, then calls this to refresh the priority inputs.
+ */
+#define SIM_REQUEUE_HOLD 1201
+void sim_core_requeue(struct sim_core *k, fw_time_t now, struct sim_rjob *j);
+
 enum sim_pass { SIM_PASS_MAIN, SIM_PASS_BACKFILL, SIM_PASS_SERIAL };
 
 /*

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "sim_core.h"
+#include "sim_preempt.h"
 
 #define NEVER INT64_MAX
 
@@ -46,6 +47,7 @@ int sim_policy_parse(const char *s, enum sim_policy *p)
 struct ev {
 	fw_time_t t;
 	struct sim_rjob *j;
+	uint32_t gen;   /* ends: the job's run (sim_rjob.gen) it ends */
 };
 
 struct heap {
@@ -58,7 +60,8 @@ static bool ev_less(const struct ev *a, const struct ev *b)
 	return a->t < b->t || (a->t == b->t && a->j < b->j);
 }
 
-static void heap_push(struct heap *h, fw_time_t t, struct sim_rjob *j)
+static void heap_push_gen(struct heap *h, fw_time_t t, struct sim_rjob *j,
+			  uint32_t gen)
 {
 	size_t i;
 
@@ -69,6 +72,7 @@ static void heap_push(struct heap *h, fw_time_t t, struct sim_rjob *j)
 	i = h->n++;
 	h->e[i].t = t;
 	h->e[i].j = j;
+	h->e[i].gen = gen;
 	while (i > 0 && ev_less(&h->e[i], &h->e[(i - 1) / 2])) {
 		struct ev tmp = h->e[i];
 		h->e[i] = h->e[(i - 1) / 2];
@@ -77,16 +81,23 @@ static void heap_push(struct heap *h, fw_time_t t, struct sim_rjob *j)
 	}
 }
 
+static void heap_push(struct heap *h, fw_time_t t, struct sim_rjob *j)
+{
+	heap_push_gen(h, t, j, 0);
+}
+
 static fw_time_t heap_top(const struct heap *h)
 {
 	return h->n ? h->e[0].t : NEVER;
 }
 
-static struct sim_rjob *heap_pop(struct heap *h)
+static struct sim_rjob *heap_pop_gen(struct heap *h, uint32_t *gen)
 {
 	struct sim_rjob *j = h->e[0].j;
 	size_t i = 0;
 
+	if (gen)
+		*gen = h->e[0].gen;
 	h->e[0] = h->e[--h->n];
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
@@ -102,6 +113,11 @@ static struct sim_rjob *heap_pop(struct heap *h)
 		i = m;
 	}
 	return j;
+}
+
+static struct sim_rjob *heap_pop(struct heap *h)
+{
+	return heap_pop_gen(h, NULL);
 }
 
 /* --------------------------------------------------------------- lists */
@@ -207,8 +223,8 @@ static void account_nodes(struct engine *e, const struct sim_rjob *j,
 	}
 }
 
-/* Could any eligible pending job start in what is free in its partition?
- * (A necessary condition only.) */
+/* Could any eligible pending job start in what is free in its partition,
+ * or by preempting?  (A necessary condition only.) */
 static bool something_fits(const struct engine *e)
 {
 	for (size_t i = 0; i < e->pend.n; i++) {
@@ -216,7 +232,8 @@ static bool something_fits(const struct engine *e)
 		uint64_t need = e->shared ? (uint64_t)j->nodes *
 					    j->cpus_per_node : j->nodes;
 
-		if (j->eligible <= e->now && need <= e->part_free[j->part])
+		if (j->eligible <= e->now &&
+		    (need <= e->part_free[j->part] || j->may_preempt))
 			return true;
 	}
 	return false;
@@ -300,7 +317,111 @@ static void start_cb(void *ctx, struct sim_rjob *j, const uint32_t *nodes,
 	sim_core_prio_cols(e->k, e->now, j, &j->out->cols);
 	j->last_charge = e->now;
 	account_nodes(e, j, nodes, n, +1);
-	heap_push(&e->ends, e->now + j->run, j);
+	j->preempt_end = 0;
+	j->gen++;
+	heap_push_gen(&e->ends, e->now + j->run, j, j->gen);
+}
+
+/* ---------------------------------------------------------- preemption */
+
+/* Keep the preempted run (for reports and checks) and count its loss. */
+static void record_prun(struct engine *e, struct sim_rjob *j)
+{
+	struct sim_result *r = e->res;
+	struct sim_prun *pr;
+	double lost = (double)j->alloc_cpus * (double)(e->now - j->out->start);
+
+	if (r->nprun == r->prun_cap) {
+		r->prun_cap = r->prun_cap ? r->prun_cap * 2 : 16;
+		r->prun = fw_xrealloc(r->prun, r->prun_cap * sizeof(*r->prun));
+	}
+	pr = &r->prun[r->nprun++];
+	pr->job = (size_t)(j - e->rj);
+	pr->start = j->out->start;
+	pr->end = e->now;
+	pr->node = (uint32_t *)j->out->node;
+	pr->nodes = j->out->nodes;
+	pr->cpus_per_node = j->shared ? j->cpus_per_node : 0;
+	j->out->node = NULL;
+	j->out->preempted++;
+	j->out->work_lost += lost;
+}
+
+/* A requeued job is pending again as Slurm makes it: new submit time,
+ * held until the requeue hold is over (sim_core_requeue). */
+static void requeue(struct engine *e, struct sim_rjob *j)
+{
+	j->submit = e->now;
+	j->eligible = e->now + SIM_REQUEUE_HOLD;
+	j->state = SIM_R_PENDING;
+	j->preempt_end = 0;
+	j->out->start = -1;
+	j->out->nodes = j->nodes;
+	list_add(&e->pend, j);
+	sim_core_requeue(e->k, e->now, j);
+	j->out->priority = j->priority;
+	heap_push(&e->wakeups, j->eligible, j);
+}
+
+/* The preemption of j takes effect now: its run is lost, its nodes are
+ * free, it is requeued or cancelled. */
+static void preempt_stop(struct engine *e, struct sim_rjob *j)
+{
+	sim_core_job_end(e->k, e->now, j);
+	account_nodes(e, j, j->out->node, j->out->nodes, -1);
+	list_del(&e->run, j);
+	record_prun(e, j);
+	e->dirty_main = e->dirty_bf = true;
+	if (j->preempt_mode == SIM_PMODE_REQUEUE) {
+		requeue(e, j);
+		return;
+	}
+	j->state = SIM_R_DONE;
+	j->out->state = SIM_JOB_CANCELLED;
+	j->out->end = e->now;
+	set_reason(j, "preempted (PreemptMode=CANCEL)");
+	sim_core_unbind(e->k, j);
+	e->finished++;
+	release_dependents(e, j);
+}
+
+/* The core preempts j now (sim_preempt_fn).  A job that ends by itself
+ * within its grace time just ends (Slurm only shortens its end time to
+ * now + grace, and plans see that). */
+static void preempt_cb(void *ctx, struct sim_rjob *j, int64_t grace,
+		       uint32_t mode)
+{
+	struct engine *e = ctx;
+	fw_time_t natural = j->out->start + j->run;
+
+	if (j->state != SIM_R_RUNNING || j->preempt_end)
+		return;
+	if (e->now + grace >= natural) {
+		/* Plans see Slurm's new end time, not the run time. */
+		j->preempt_end = e->now + grace;
+		j->preempt_mode = SIM_PMODE_UNSET;
+		return;
+	}
+	j->preempt_end = e->now + grace;
+	j->preempt_mode = mode;
+	if (grace == 0)
+		preempt_stop(e, j);
+	else
+		heap_push_gen(&e->ends, j->preempt_end, j, j->gen);
+}
+
+/* The end event of a run: its natural end, or its preemption. */
+static void end_event(struct engine *e)
+{
+	uint32_t gen;
+	struct sim_rjob *j = heap_pop_gen(&e->ends, &gen);
+
+	if (j->state != SIM_R_RUNNING || gen != j->gen)
+		return; /* a run that was preempted before */
+	if (j->preempt_end == e->now && j->preempt_mode != SIM_PMODE_UNSET)
+		preempt_stop(e, j);
+	else if (!j->preempt_end || j->preempt_mode == SIM_PMODE_UNSET)
+		job_end(e, j);
 }
 
 static int schedule(struct engine *e, enum sim_pass pass, struct fw_err *err)
@@ -400,7 +521,7 @@ static int batch(struct engine *e, struct fw_err *err)
 	bool passed = false;
 
 	while (heap_top(&e->ends) == e->now)
-		job_end(e, heap_pop(&e->ends));
+		end_event(e);
 	while (heap_top(&e->submits) == e->now)
 		submit(e, heap_pop(&e->submits));
 	while (heap_top(&e->wakeups) == e->now) {
@@ -525,6 +646,8 @@ int sim_run(const struct sim_trace *t, const struct sim_cluster *c,
 	e.res = res;
 	res->cluster = c;
 	res->policy = sim_policy_name(o->policy);
+	res->preempt_type = sim_core_preempt_type(core);
+	sim_core_on_preempt(core, preempt_cb, &e);
 	res->trace_bad_lines = t->bad_lines;
 	res->trace_not_started = t->not_started;
 	init_jobs(&e);
@@ -592,6 +715,9 @@ void sim_result_free(struct sim_result *r)
 {
 	for (size_t i = 0; i < r->n; i++)
 		free((void *)r->job[i].node);
+	for (size_t i = 0; i < r->nprun; i++)
+		free(r->prun[i].node);
+	free(r->prun);
 	free(r->job);
 	free(r->share);
 	memset(r, 0, sizeof(*r));

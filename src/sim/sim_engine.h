@@ -92,6 +92,11 @@ struct sim_rjob {
 	struct sim_rjob *dep_first;  /* SWF: first job waiting for this one */
 	bool waits_for_dep;          /* SWF: submitted when its predecessor ends */
 	bool sched_never;            /* the planner found it can never run */
+	/* Preemption: */
+	bool may_preempt;            /* its QOS/partition may preempt others */
+	fw_time_t preempt_end;       /* being preempted: gone then (0: not) */
+	uint32_t preempt_mode;       /* enum sim_preempt_mode of that preemption */
+	uint32_t gen;                /* runs started: tells stale end events */
 };
 
 /*

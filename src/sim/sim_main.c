@@ -76,6 +76,7 @@ static void usage(FILE *f)
 		"                   [--start-time TIME] [--swf-cpus-per-node N] [--swf-dependencies]\n"
 		"                   [--bf-on-change] [--swf-runtime-estimate exact|factor:K|partition-max]\n"
 		"                   [--swf-procs requested|allocated] [--wait-threshold DURATION]\n"
+		"                   [--swf-queue-qos N=QOS]... [--swf-partition-name N=PARTITION]...\n"
 		"                   [--compare LABEL [--policy P] [--slurm-conf F] [--fairway-conf F]\n"
 		"                    [--topology F] [--sacctmgr-dump F]]...\n"
 		"TIME is epoch seconds or YYYY-MM-DDThh:mm[:ss][Z]; --at also takes +DURATION\n"
@@ -218,6 +219,13 @@ static int read_opt(struct cli *c, const char *a, const char *v, bool *done)
 	} else if (!strcmp(a, "--swf-procs")) {
 		if (sim_swf_procs_parse(v, &c->read))
 			return die_usage("--swf-procs %s: expected requested or allocated", v);
+		c->swf_opts = true;
+	} else if (!strcmp(a, "--swf-queue-qos") ||
+		   !strcmp(a, "--swf-partition-name")) {
+		if (sim_swf_map_parse(v, a[6] == 'p', &c->read))
+			return die_usage(a[6] == 'p'
+				? "--swf-partition-name %s: expected N=NAME (each N once, at most 64)"
+				: "--swf-queue-qos %s: expected N=NAME (each N once, at most 64)", v);
 		c->swf_opts = true;
 	} else if (!strcmp(a, "--wait-threshold")) {
 		if (fw_parse_duration(v, false, &c->wait_threshold, &e) ||

@@ -101,8 +101,12 @@ static void metrics_of(const struct sim_result *r, const size_t *idx,
 		const struct sim_outjob *j = &r->job[idx ? idx[k] : k];
 
 		m->jobs++;
+		m->preemptions += j->preempted;
+		m->work_lost += j->work_lost;
 		if (j->state == SIM_JOB_REJECTED)
 			m->rejected++;
+		else if (j->state == SIM_JOB_CANCELLED)
+			m->cancelled++;
 		else if (j->state != SIM_JOB_DONE)
 			m->unfinished++;
 		else
@@ -321,10 +325,12 @@ void sim_write_jobs_csv(const struct sim_result *r, struct fw_buf *b)
 	fw_buf_printf(b, "id,user,account,partition,qos,state,submit,eligible,start,end,"
 			  "wait,run,nodes,node_list,cpus,priority,age,assoc,fairshare,"
 			  "jobsize,partition_prio,qos_prio,tres,site,nice,backfilled,"
-			  "bypass,killed,reason\n");
+			  "bypass,killed,reason%s\n",
+		       r->preempt_type ? ",preempted,work_lost_cpu_s" : "");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct sim_outjob *j = &r->job[i];
-		static const char *const st[] = { "done", "unfinished", "rejected" };
+		static const char *const st[] = { "done", "unfinished", "rejected",
+						  "cancelled" };
 
 		fw_buf_printf(b, "%u,", j->id);
 		csv_str(b, j->user);
@@ -361,6 +367,8 @@ void sim_write_jobs_csv(const struct sim_result *r, struct fw_buf *b)
 			       (long long)j->cols.site, (long long)j->cols.nice,
 			       j->backfilled, j->bypass, j->killed);
 		csv_str(b, j->reason);
+		if (r->preempt_type)
+			fw_buf_printf(b, ",%u,%.0f", j->preempted, j->work_lost);
 		fw_buf_append(b, "\n", 1);
 	}
 	fw_buf_free(&nl);
@@ -398,6 +406,19 @@ static void json_threshold(struct fw_buf *b, const struct sim_result *r,
 	fw_buf_printf(b, ",\n  \"wait_threshold_s\": %lld,\n"
 			  "  \"jobs_over_wait_threshold\": %zu",
 		       (long long)r->wait_threshold, m->over_threshold);
+}
+
+static void json_preempt(struct fw_buf *b, const struct sim_result *r,
+			 const struct sim_metrics *m)
+{
+	if (!r->preempt_type)
+		return;
+	fw_buf_printf(b, ",\n  \"preempt_type\": ");
+	json_str(b, r->preempt_type);
+	fw_buf_printf(b, ",\n  \"preemptions\": %llu,\n  \"jobs_cancelled\": %zu,\n"
+			  "  \"work_lost_cpu_s\": ",
+		       (unsigned long long)m->preemptions, m->cancelled);
+	json_num(b, m->work_lost);
 }
 
 static void json_swf(struct fw_buf *b, const struct sim_result *r)
@@ -440,6 +461,11 @@ static void json_groups(struct fw_buf *b, const struct sim_result *r,
 		if (r->wait_threshold_set)
 			fw_buf_printf(b, ", \"jobs_over_wait_threshold\": %zu",
 				       m->over_threshold);
+		if (r->preempt_type) {
+			fw_buf_printf(b, ", \"preemptions\": %llu, \"jobs_cancelled\": %zu, \"work_lost_cpu_s\": ",
+				       (unsigned long long)m->preemptions, m->cancelled);
+			json_num(b, m->work_lost);
+		}
 		fw_buf_printf(b, "}");
 	}
 	fw_buf_printf(b, "%s]", n ? "\n  " : "");
@@ -496,6 +522,7 @@ void sim_write_summary_json(const struct sim_result *r,
 	fw_buf_printf(b, ",\n  \"bounded_slowdown_max\": ");
 	json_num(b, m->max_bsld);
 	json_threshold(b, r, m);
+	json_preempt(b, r, m);
 	json_swf(b, r);
 	for (int by = 0; by < SIM_NGROUP_BY; by++)
 		json_groups(b, r, (enum sim_group_by)by);
@@ -540,15 +567,20 @@ static void txt_row(struct fw_buf *b, const struct sim_result *r,
 		       m->mean_bsld, 100 * m->utilisation);
 	if (r->wait_threshold_set)
 		fw_buf_printf(b, " %7zu", m->over_threshold);
+	if (r->preempt_type)
+		fw_buf_printf(b, " %8llu %9zu %14.0f",
+			       (unsigned long long)m->preemptions, m->cancelled,
+			       m->work_lost);
 	fw_buf_append(b, "\n", 1);
 }
 
 static void txt_header(struct fw_buf *b, const struct sim_result *r,
 		       const char *first)
 {
-	fw_buf_printf(b, "%-16s %7s %10s %10s %10s %10s %8s %7s%s\n", first,
+	fw_buf_printf(b, "%-16s %7s %10s %10s %10s %10s %8s %7s%s%s\n", first,
 		       "done", "wait mean", "median", "p95", "max", "bsld",
-		       "util", r->wait_threshold_set ? "    over" : "");
+		       "util", r->wait_threshold_set ? "    over" : "",
+		       r->preempt_type ? " preempts cancelled lost (CPU s)" : "");
 }
 
 /* The summary lines (also printed by fairway-sim unless --quiet). */
@@ -557,9 +589,11 @@ void sim_write_summary_txt(const struct sim_result *r,
 {
 	char d1[32], d2[32], d3[32], d4[32];
 
-	fw_buf_printf(b, "policy %s: %zu jobs (%zu done, %zu unfinished, %zu rejected), %zu backfilled\n",
-		       r->policy, m->jobs, m->done, m->unfinished, m->rejected,
-		       m->backfilled);
+	fw_buf_printf(b, "policy %s: %zu jobs (%zu done, %zu unfinished, %zu rejected",
+		       r->policy, m->jobs, m->done, m->unfinished, m->rejected);
+	if (r->preempt_type)
+		fw_buf_printf(b, ", %zu cancelled", m->cancelled);
+	fw_buf_printf(b, "), %zu backfilled\n", m->backfilled);
 	fw_buf_printf(b, "makespan %s, utilisation %.1f%% of nodes (%.1f%% of CPUs)\n",
 		       sim_fmt_dur(m->makespan, d1, sizeof(d1)), 100 * m->utilisation,
 		       100 * m->cpu_utilisation);
@@ -572,6 +606,10 @@ void sim_write_summary_txt(const struct sim_result *r,
 		fw_buf_printf(b, "%zu job(s) waited longer than %s\n",
 			       m->over_threshold,
 			       sim_fmt_dur(r->wait_threshold, d1, sizeof(d1)));
+	if (r->preempt_type)
+		fw_buf_printf(b, "%s: %llu preemption(s), %zu job(s) cancelled, %.0f CPU-seconds of work lost\n",
+			       r->preempt_type, (unsigned long long)m->preemptions,
+			       m->cancelled, m->work_lost);
 	if (r->swf_estimate)
 		fw_buf_printf(b, "SWF: time limits %s (%zu estimated), processors %s first (%zu from the other field)\n",
 			       r->swf_estimate, r->swf_limit_estimated,

@@ -35,6 +35,7 @@ enum sim_job_state {
 	SIM_JOB_DONE,       /* ran to its end (or to its time limit) */
 	SIM_JOB_UNFINISHED, /* still running or pending when the run ended */
 	SIM_JOB_REJECTED,   /* can never run on this cluster (reason says why) */
+	SIM_JOB_CANCELLED,  /* preempted with PreemptMode=CANCEL */
 };
 
 struct sim_outjob {
@@ -54,7 +55,19 @@ struct sim_outjob {
 	bool backfilled;
 	bool killed;          /* ran into its time limit */
 	uint32_t bypass;      /* times backfill started a later job first */
+	uint32_t preempted;   /* times it was preempted (each run lost) */
+	double work_lost;     /* CPU-seconds of its preempted runs */
 	const char *reason;   /* REJECTED/UNFINISHED: why, else NULL */
+};
+
+/* A run that was preempted (requeued or cancelled): the job (index into
+ * sim_result.job), when it ran, where (owned), its CPUs on each node. */
+struct sim_prun {
+	size_t job;
+	fw_time_t start, end;
+	uint32_t *node;
+	uint32_t nodes;
+	uint32_t cpus_per_node; /* 0: whole nodes */
 };
 
 /* An account's usage against its target share (top-level accounts). */
@@ -82,6 +95,10 @@ struct sim_result {
 	/* How the trace was read (SWF; NULL otherwise), for the summary. */
 	const char *swf_estimate, *swf_procs;
 	size_t swf_limit_estimated, swf_procs_fallback;
+	/* Preemption (preempt_type NULL: not configured, nothing reported). */
+	const char *preempt_type;
+	struct sim_prun *prun;
+	size_t nprun, prun_cap;
 	/* Jobs that waited longer than wait_threshold seconds are counted. */
 	bool wait_threshold_set;
 	int64_t wait_threshold;
@@ -91,6 +108,9 @@ struct sim_metrics {
 	size_t jobs;            /* all jobs of the run */
 	size_t done, unfinished, rejected;
 	size_t backfilled, killed;
+	size_t cancelled;       /* preempted with PreemptMode=CANCEL */
+	uint64_t preemptions;   /* preempted runs (requeued or cancelled) */
+	double work_lost;       /* CPU-seconds of preempted runs */
 	double utilisation;     /* allocated node-seconds / (nodes x makespan) */
 	double cpu_utilisation; /* requested CPU-seconds / (CPUs x makespan) */
 	int64_t makespan;       /* last end - first submit (done jobs) */

@@ -327,6 +327,40 @@ static const char *swf_name_of(struct sim_trace *t, char prefix, int64_t v)
 	return sim_intern(&t->str, buf);
 }
 
+/* The name a queue/partition number maps to, else "q<N>" / "p<N>". */
+static const char *swf_mapped(struct sim_trace *t, const struct sim_swf_map *m,
+			      uint32_t n, char prefix, int64_t v)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (m[i].num == v)
+			return sim_intern(&t->str, m[i].name);
+	return swf_name_of(t, prefix, v);
+}
+
+int sim_swf_map_parse(const char *s, bool partition, struct sim_read_opts *o)
+{
+	struct sim_swf_map *m = partition ? o->part_map : o->qos_map;
+	uint32_t *n = partition ? &o->npart_map : &o->nqos_map;
+	const char *eq = strchr(s, '=');
+	uint64_t num;
+	char buf[32];
+
+	if (!eq || eq == s || !eq[1] || (size_t)(eq - s) >= sizeof(buf) ||
+	    *n == SIM_SWF_MAX_MAP)
+		return -1;
+	memcpy(buf, s, (size_t)(eq - s));
+	buf[eq - s] = '\0';
+	if (sim_parse_count(buf, INT32_MAX, &num))
+		return -1;
+	for (uint32_t i = 0; i < *n; i++)
+		if (m[i].num == (int64_t)num)
+			return -1;
+	m[*n].num = (int64_t)num;
+	m[*n].name = eq + 1;
+	(*n)++;
+	return 0;
+}
+
 int sim_swf_estimate_parse(const char *s, struct sim_read_opts *o)
 {
 	char *end;
@@ -480,8 +514,8 @@ static int swf_line(struct sim_trace *t, void *state, char *line, int lineno,
 	}
 	j->user = swf_name_of(t, 'u', v[11]);
 	j->account = swf_name_of(t, 'g', v[12]);
-	j->qos = swf_name_of(t, 'q', v[14]);
-	j->partition = swf_name_of(t, 'p', v[15]);
+	j->qos = swf_mapped(t, o->qos_map, o->nqos_map, 'q', v[14]);
+	j->partition = swf_mapped(t, o->part_map, o->npart_map, 'p', v[15]);
 	if (v[16] > 0 && v[16] <= UINT32_MAX && v[16] != v[0]) {
 		j->dep_job = (uint32_t)v[16];
 		j->think_time = v[17] > 0 ? v[17] : 0;

@@ -95,6 +95,13 @@ enum sim_swf_estimate {
 /* SWF processors: requested (field 8) or allocated (field 5) first. */
 enum sim_swf_procs { SIM_SWF_PROCS_REQUESTED, SIM_SWF_PROCS_ALLOCATED };
 
+/* SWF queue (field 15) or partition (field 16) number -> a name. */
+#define SIM_SWF_MAX_MAP 64
+struct sim_swf_map {
+	int64_t num;
+	const char *name;        /* not owned: must outlive the reading */
+};
+
 struct sim_read_opts {
 	bool skip_bad_lines;     /* count malformed lines instead of stopping */
 	uint32_t cpus_per_node;  /* SWF: nodes = ceil(procs / this); 0 = from
@@ -104,7 +111,20 @@ struct sim_read_opts {
 	enum sim_swf_estimate swf_estimate;
 	double swf_est_factor;   /* SIM_SWF_EST_FACTOR: >= 1 */
 	enum sim_swf_procs swf_procs;
+	/* SWF: queue numbers named as QOS, partition numbers as partitions
+	   (others stay "q<N>" / "p<N>"). */
+	struct sim_swf_map qos_map[SIM_SWF_MAX_MAP];
+	uint32_t nqos_map;
+	struct sim_swf_map part_map[SIM_SWF_MAX_MAP];
+	uint32_t npart_map;
 };
+
+/*
+ * "N=NAME" (N >= 0, NAME non-empty; points into s) added to the queue
+ * (qos) or partition map of o.  0, or -1 when malformed, N given twice or
+ * the map is full.
+ */
+int sim_swf_map_parse(const char *s, bool partition, struct sim_read_opts *o);
 
 /*
  * "exact", "factor:K" (K >= 1) or "partition-max" into o; 0 or -1.

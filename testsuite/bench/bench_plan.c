@@ -9,8 +9,8 @@
  * Then growth curves: queue 1k..100k on 10k nodes, nodes 100..10k with
  * 100k jobs; EASY and the main pass for comparison.
  *
- * Usage: bench_plan [quick|headline|narrow|shared]   ("quick" skips the
- * growth curves; "headline" and "narrow" run one case once, for
+ * Usage: bench_plan [quick|headline|narrow|shared [N [easy|conservative]]]
+ * ("quick" skips the growth curves; "headline" and "narrow" run one case once, for
  * profiling; "shared" is the shared-node planner: see shared_world())
  * Each figure is the best of 3 runs (the machine is shared).
  */
@@ -343,20 +343,34 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "shared") == 0) {
 		static const size_t qs[] = { 1000, 3000, 10000, 30000, 100000 };
 		size_t maxq = argc > 2 ? strtoul(argv[2], NULL, 10) : 30000;
+		/* optional third argument: only "easy" or "conservative",
+		 * only at maxq (for profiles) */
+		const char *only = argc > 3 ? argv[3] : NULL;
 
 		easy->resv_depth = 1;
 		easy->resv_depth_set = true;
 		shared_world(&w, 10000, maxq, 44);
 		printf("shared nodes: running jobs %u\n", w.nrun);
-		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]) &&
-				   qs[k] <= maxq; k++) {
-			best_of(&w, conf, FW_PASS_BACKFILL, qs[k], 1, &o);
-			report("shared conservative", 10000, qs[k], &o);
-			best_of(&w, easy, FW_PASS_BACKFILL, qs[k], 1, &o);
-			report("shared easy", 10000, qs[k], &o);
+		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]) + 1; k++) {
+			/* the growth curve below maxq, then maxq itself */
+			size_t q = k < sizeof(qs) / sizeof(qs[0]) ? qs[k] : maxq;
+
+			if (k < sizeof(qs) / sizeof(qs[0]) &&
+			    (only || q >= maxq))
+				continue;
+			if (!only || strcmp(only, "conservative") == 0) {
+				best_of(&w, conf, FW_PASS_BACKFILL, q, 1, &o);
+				report("shared conservative", 10000, q, &o);
+			}
+			if (!only || strcmp(only, "easy") == 0) {
+				best_of(&w, easy, FW_PASS_BACKFILL, q, 1, &o);
+				report("shared easy", 10000, q, &o);
+			}
 		}
-		best_of(&w, conf, FW_PASS_MAIN, maxq, 1, &o);
-		report("shared main pass", 10000, maxq, &o);
+		if (!only) {
+			best_of(&w, conf, FW_PASS_MAIN, maxq, 1, &o);
+			report("shared main pass", 10000, maxq, &o);
+		}
 		free_world(&w);
 		fw_plan_conf_free(conf);
 		fw_plan_conf_free(easy);

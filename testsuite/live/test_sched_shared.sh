@@ -27,7 +27,11 @@
 #     once, the two that would hold n1/n2's CPUs past that start wait; the
 #     -n 16 job starts when n1/n2 free up, no later than its first
 #     StartTime + bf_resolution (1 s); an --exclusive job waits while every
-#     node is partly used.
+#     node is partly used;
+#  5. a job that no node of its partition can ever hold (a100s asked for,
+#     its partition changed to the v100 node while it was held): Slurm's
+#     main scheduler fails such a job once (Reason BadConstraints,
+#     priority 0, one "non-runnable" log line) and no pass retries it.
 # The whole-node planner (main before issue 14) fails 11 of the 28 checks:
 # parts 1, 2, the tmpdisk jobs of 3 and the backfilled 1-CPU jobs of 4.
 source "$(dirname "$0")/lib.sh"
@@ -142,13 +146,29 @@ mix() {
   echo "small_started_before_big $(squeue -h -t R -o %i | grep -cxF -f <(printf '%s\n' "${s[@]}"))"
   scancel "${r[@]}" "${s[@]}" "$big" "$x" 2>/dev/null
   wait_until 30 queue_empty
+
+  say "5. a job that can never fit (partition edge moved from n1 to n3)"
+  # Slurm rejects such a request at submission, so it is submitted held
+  # while edge is n1 (a100s) and edge then becomes n3 (v100s only).
+  x=$(submit -p edge -n 1 --gres=gpu:a100:2 --hold -t 1 --wrap 'sleep 1')
+  scontrol update partitionname=edge nodes=n3
+  scontrol release "$x"
+  wait_until 10 bash -c "[ \"\$(squeue -h -j $x -o %r)\" = BadConstraints ]"
+  sleep 4   # several passes (bf_interval=1)
+  echo "never_state $(job_state "$x") $(squeue -h -j "$x" -o %r)"
+  echo "never_prio $(squeue -h -j "$x" -o %Q)"
+  echo "never_logged $(grep -c "JobId=$x non-runnable" "$CTLD_LOG")"
+  scancel "$x"
+  scontrol update partitionname=edge nodes=n1
+  wait_until 30 queue_empty
 }
 
 # ---- two clusters of the same shape, the same mix at the same time ---------
 ref_dir="$FW_LIVE_DIR/fw-shared-ref"
 extra=$(mktemp); extra_ref=$(mktemp)
-printf 'SchedulerParameters=sched_interval=-1,%s\nDefMemPerCPU=1000\n' "$bf" > "$extra"
-printf 'SchedulerParameters=%s\nDefMemPerCPU=1000\n' "$bf" > "$extra_ref"
+edge='PartitionName=edge Nodes=n1 MaxTime=INFINITE State=UP'
+printf 'SchedulerParameters=sched_interval=-1,%s\nDefMemPerCPU=1000\n%s\n' "$bf" "$edge" > "$extra"
+printf 'SchedulerParameters=%s\nDefMemPerCPU=1000\n%s\n' "$bf" "$edge" > "$extra_ref"
 start_cluster fw-shared 17760 "${shape[@]}" --slurm-extra "$extra"
 bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$ref_dir" >/dev/null 2>&1
 if ! bash "$FW_TOP/contrib/cluster-start.sh" --dir "$ref_dir" --name fw-shared-ref \
@@ -162,15 +182,17 @@ sinfo -N -h -o '    %N %c CPUs %m MB %G' | sort -u
 
 out_ref="$ref_dir/mix.out"; out_fw="$_cluster_dir/mix.out"
 ( export SLURM_CONF="$ref_dir/etc/slurm.conf"; JOBDIR="$ref_dir/jobs" FW_EXPLAIN=0
+  CTLD_LOG="$ref_dir/log/slurmctld.log"
   mkdir -p "$JOBDIR"; chmod 1777 "$JOBDIR"; mix > "$out_ref" 2>&1 ) &
 refpid=$!
-mix | tee "$out_fw" | grep -v '^[a-z]'
+CTLD_LOG="$_cluster_dir/log/slurmctld.log" mix | tee "$out_fw" | grep -v '^[a-z]'
 wait "$refpid"
 
 val() { sed -n "s/^$2 //p" "$1" | head -n1; }
 keys=(filler share8_max mem_running mem3_state mem3_reason mem3_start mem3_squeue mem3_sched
   mem3_waits mem3_ran g1_nodes g2_state g2_start g2_sched g3_state g2_ran tmp_running tmp4_state tmp4_start tmp4_ran big_first big_sched small_started
-  small_nodes excl_state big_start big_nodes big_after_blockers small_started_before_big)
+  small_nodes excl_state big_start big_nodes big_after_blockers small_started_before_big
+  never_state never_prio never_logged)
 printf '    %-26s %-24s %s\n' observation "sched/backfill" "sched/fairway"
 for k in "${keys[@]}"; do
   printf '    %-26s %-24s %s\n' "$k" "$(val "$out_ref" "$k")" "$(val "$out_fw" "$k")"
@@ -215,4 +237,8 @@ check "... it starts no later than its first StartTime + bf_resolution: $v s" \
   bash -c "[[ '$v' =~ ^-?[0-9]+$ ]] && [ '$v' -le 1 ] && [ '$v' -ge -3 ]"
 check_eq "... after the jobs on n1/n2 ended" yes "$(f big_after_blockers)"
 check_eq "... on n[1-2]" "n[1-2]" "$(f big_nodes)"
+check_eq "5. a job no node of its partition can hold: Slurm's BadConstraints" \
+  "PENDING BadConstraints" "$(f never_state)"
+check_eq "... priority 0, as Slurm's schedulers leave it (not retried)" 0 "$(f never_prio)"
+check_eq "... said once in slurmctld's log over several passes" 1 "$(f never_logged)"
 finish

@@ -127,6 +127,28 @@ done
 "$SIM" --slurm-conf "$S/slurm.conf" --csv "$S/jobs.csv" --swf-procs allocated 2>/dev/null
 [ $? -eq 2 ] || fail "--swf-procs with a CSV trace"
 
+# Preemption (preempt/qos, SWF queues mapped to QOS): the owner job of
+# queue 1 arrives at 1 h on two full nodes and cancels the two youngest
+# scavenger jobs (3 and 4, both on n2): 2 x (3600 - 20) + 2 x (3600 - 30)
+# = 14300 CPU-seconds lost; it starts at once (wait 0).
+PR=${srcdir:-.}/testsuite/sim/preempt
+"$SIM" -q --slurm-conf "$PR/slurm.conf" --sacctmgr-dump "$PR/sacctmgr.dump" \
+	--swf "$PR/jobs.swf" --swf-cpus-per-node 4 --swf-queue-qos 1=owner \
+	--swf-queue-qos 2=scavenger --out-dir "$OUT/pr" || fail "preemption run"
+grep -q '"preemptions": 2,' "$OUT/pr/summary.json" || fail "preemption count"
+grep -q '"jobs_cancelled": 2,' "$OUT/pr/summary.json" || fail "cancelled count"
+grep -q '"work_lost_cpu_s": 14300' "$OUT/pr/summary.json" || fail "work lost"
+grep -q '^5,u2,g2,all,owner,done,3600,3600,3600,7200,0,3600,' "$OUT/pr/jobs.csv" ||
+	fail "owner job line: $(grep '^5,' "$OUT/pr/jobs.csv")"
+grep -q '^3,.*,scavenger,cancelled,20,20,20,3600,.*,1,7160$' "$OUT/pr/jobs.csv" ||
+	fail "cancelled job line: $(grep '^3,' "$OUT/pr/jobs.csv")"
+"$SIM" --slurm-conf "$PR/slurm.conf" --swf "$PR/jobs.swf" --swf-queue-qos owner 2>/dev/null
+[ $? -eq 2 ] || fail "--swf-queue-qos without N="
+"$SIM" -q --slurm-conf "$PR/slurm.conf" --swf "$PR/jobs.swf" --out-dir "$OUT/pr2" 2> "$OUT/err.txt"
+[ $? -eq 1 ] || fail "preempt/qos without a dump"
+grep -q 'slurm.conf:2: PreemptType=preempt/qos: needs QOS lines' "$OUT/err.txt" ||
+	fail "preempt/qos without a dump: $(cat "$OUT/err.txt")"
+
 # The starvation-bounded preset (doc/examples/starvation) beats FCFS EASY
 # on mean bounded slowdown on a small generated trace, and its maximum
 # wait is not larger (doc/policy-starvation.md has the full table; on

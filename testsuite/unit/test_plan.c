@@ -955,6 +955,285 @@ static struct fw_cluster *overlapping_parts(void)
 	return cl;
 }
 
+/* ------------------------------------------------------------------ */
+/* ReservationOrder=submit                                             */
+/* ------------------------------------------------------------------ */
+
+static void set_submit_order(struct world *w, uint32_t depth)
+{
+	w->conf->resv_depth = depth;
+	w->conf->resv_depth_set = true;
+	w->conf->resv_by_submit = true;
+	w_replan(w);
+}
+
+/* 4 nodes; running job on nodes 0-1 until 2 h.  Submit time = job id.
+ *   1 (oldest, prio 100): 3 nodes, 1 h
+ *   2 (prio 500): 1 node, 4 h
+ *   3 (prio 400): 1 node, 3 h
+ *   4 (prio 450): 1 node, 1 h */
+static void oldest_setup(struct world *w, bool by_submit)
+{
+	w_init(w, tp_simple(4));
+	if (by_submit)
+		set_submit_order(w, 1);
+	else {
+		w->conf->resv_depth = 1;
+		w->conf->resv_depth_set = true;
+		w_replan(w);
+	}
+	tp_running(w->p, w->cl, "0-1", NOW + 2 * H);
+	w_add(w, tp_job(1, 100, 0, 3, 1 * H));
+	w_add(w, tp_job(2, 500, 0, 1, 4 * H));
+	w_add(w, tp_job(3, 400, 0, 1, 3 * H));
+	w_add(w, tp_job(4, 450, 0, 1, 1 * H));
+}
+
+START_TEST(oldest_job_gets_the_reservation)
+{
+	struct world w;
+
+	/* Submit order, depth 1: job 1 is the head and goes first.  Only
+	 * nodes 2-3 are idle: it is reserved at 2 h on 0-2 (lowest first);
+	 * that fills the one place.  Then by priority: 2 (4 h) fits only on
+	 * node 3, which 1 does not use; 4 (1 h) fits on node 2 before 1
+	 * needs it at 2 h; 3 (3 h) would hold node 2 past 2 h and no other
+	 * node is idle: estimated, at 3 h when 1 ends (node 0). */
+	oldest_setup(&w, true);
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_kind(&w, 1, FW_PLAN_RESERVED);
+	ck_start(&w, 1, NOW + 2 * H);
+	ck_nodes(&w, 1, "0-2");
+	ck_assert(w_res(&w, 1)->is_protected);
+	ck_kind(&w, 2, FW_PLAN_START_NOW);
+	ck_nodes(&w, 2, "3");
+	ck_assert(w_res(&w, 2)->backfilled);
+	ck_kind(&w, 4, FW_PLAN_START_NOW);
+	ck_nodes(&w, 4, "2");
+	ck_kind(&w, 3, FW_PLAN_ESTIMATED);
+	ck_start(&w, 3, NOW + 3 * H);
+	ck_reason(&w, 3, FW_REASON_NODES);	/* no node idle now */
+	ck_assert(!w_res(&w, 3)->is_protected);
+	/* 2 and 4 were started while 1 waited */
+	ck_assert_uint_eq(w_res(&w, 1)->bypass_inc, 2);
+	w_free(&w);
+
+	/* Priority order, depth 1 (EASY by priority): 2 starts on node 2,
+	 * 4 on node 3 (1 h); 3 is the first that cannot start and gets the
+	 * one reservation: node 3 at 1 h.  Job 1 is only estimated: nodes
+	 * 0-1 at 2 h, node 2 at 4 h, node 3 at 4 h -> 4 h, two hours later
+	 * than with submit order. */
+	oldest_setup(&w, false);
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_kind(&w, 2, FW_PLAN_START_NOW);
+	ck_nodes(&w, 2, "2");
+	ck_kind(&w, 4, FW_PLAN_START_NOW);
+	ck_nodes(&w, 4, "3");
+	ck_kind(&w, 3, FW_PLAN_RESERVED);
+	ck_start(&w, 3, NOW + 1 * H);
+	ck_nodes(&w, 3, "3");
+	ck_kind(&w, 1, FW_PLAN_ESTIMATED);
+	ck_start(&w, 1, NOW + 4 * H);
+	w_free(&w);
+}
+END_TEST
+
+START_TEST(oldest_started_next_oldest_reserved)
+{
+	struct world w;
+
+	/* Submit order, depth 1; nodes 0-1 busy until 2 h.
+	 *   1 (oldest, prio 100): 1 node, 1 h -> starts now on node 2
+	 *     (nothing waits yet: not backfilled); the place stays free,
+	 *   2 (prio 200): 4 nodes, 1 h -> the next oldest becomes the head
+	 *     in the same pass: reserved at 2 h on 0-3 (node 2 free at 1 h,
+	 *     0-1 at 2 h).
+	 *   3 (prio 900): 1 node, 3 h: node 3 is idle but 2 needs it at 2 h
+	 *     -> estimated after 2, at 3 h.
+	 *   4 (prio 800): 1 node, 2 h: ends at 2 h on node 3 -> starts. */
+	w_init(&w, tp_simple(4));
+	set_submit_order(&w, 1);
+	tp_running(w.p, w.cl, "0-1", NOW + 2 * H);
+	w_add(&w, tp_job(1, 100, 0, 1, 1 * H));
+	w_add(&w, tp_job(2, 200, 0, 4, 1 * H));
+	w_add(&w, tp_job(3, 900, 0, 1, 3 * H));
+	w_add(&w, tp_job(4, 800, 0, 1, 2 * H));
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_kind(&w, 1, FW_PLAN_START_NOW);
+	ck_nodes(&w, 1, "2");
+	ck_assert(!w_res(&w, 1)->backfilled);
+	ck_kind(&w, 2, FW_PLAN_RESERVED);
+	ck_start(&w, 2, NOW + 2 * H);
+	ck_nodes(&w, 2, "0-3");
+	ck_kind(&w, 3, FW_PLAN_ESTIMATED);
+	ck_start(&w, 3, NOW + 3 * H);
+	ck_kind(&w, 4, FW_PLAN_START_NOW);
+	ck_nodes(&w, 4, "3");
+	ck_assert(w_res(&w, 4)->backfilled);
+	w_free(&w);
+
+	/* By priority (depth 1): 3 starts on node 2 (3 h), 4 on node 3
+	 * (2 h); 2 is the first that waits and is reserved when 4 nodes are
+	 * free: 0-1 and 3 at 2 h, node 2 at 3 h -> 3 h.  1 (1 h) fits on
+	 * node 0 in [2 h, 3 h): estimated at 2 h. */
+	w_init(&w, tp_simple(4));
+	w.conf->resv_depth = 1;
+	w.conf->resv_depth_set = true;
+	w_replan(&w);
+	tp_running(w.p, w.cl, "0-1", NOW + 2 * H);
+	w_add(&w, tp_job(1, 100, 0, 1, 1 * H));
+	w_add(&w, tp_job(2, 200, 0, 4, 1 * H));
+	w_add(&w, tp_job(3, 900, 0, 1, 3 * H));
+	w_add(&w, tp_job(4, 800, 0, 1, 2 * H));
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_kind(&w, 3, FW_PLAN_START_NOW);
+	ck_nodes(&w, 3, "2");
+	ck_kind(&w, 4, FW_PLAN_START_NOW);
+	ck_nodes(&w, 4, "3");
+	ck_kind(&w, 2, FW_PLAN_RESERVED);
+	ck_start(&w, 2, NOW + 3 * H);
+	ck_kind(&w, 1, FW_PLAN_ESTIMATED);
+	ck_start(&w, 1, NOW + 2 * H);
+	w_free(&w);
+}
+END_TEST
+
+START_TEST(oldest_job_main_pass)
+{
+	struct world w;
+
+	/* Main pass, submit order: job 1 (3 nodes) cannot start and blocks
+	 * the partition, so 2, 4 and 3 wait (Priority), as FCFS EASY's main
+	 * pass stops at its first job. */
+	oldest_setup(&w, true);
+	w_run(&w, FW_PASS_MAIN);
+	ck_kind(&w, 1, FW_PLAN_WAITING);
+	ck_reason(&w, 1, FW_REASON_NODES);
+	ck_kind(&w, 2, FW_PLAN_WAITING);
+	ck_reason(&w, 2, FW_REASON_PRIORITY);
+	ck_kind(&w, 4, FW_PLAN_WAITING);
+	ck_kind(&w, 3, FW_PLAN_WAITING);
+	w_free(&w);
+
+	/* The head fits: 1 (now 1 node, 1 h) starts on node 2; the next
+	 * oldest, 2, starts on node 3; 3 cannot start and blocks the
+	 * partition: 4 (prio 450, above 3's 400) waits.  FCFS order. */
+	oldest_setup(&w, true);
+	w.jobs[0].nodes_min = 1;
+	w_run(&w, FW_PASS_MAIN);
+	ck_kind(&w, 1, FW_PLAN_START_NOW);
+	ck_nodes(&w, 1, "2");
+	ck_kind(&w, 2, FW_PLAN_START_NOW);
+	ck_nodes(&w, 2, "3");
+	ck_kind(&w, 3, FW_PLAN_WAITING);
+	ck_reason(&w, 3, FW_REASON_NODES);
+	ck_kind(&w, 4, FW_PLAN_WAITING);
+	ck_reason(&w, 4, FW_REASON_PRIORITY);
+	w_free(&w);
+
+	/* By priority: 2 on node 2, 4 on node 3; 3 and 1 wait. */
+	oldest_setup(&w, false);
+	w.jobs[0].nodes_min = 1;
+	w_run(&w, FW_PASS_MAIN);
+	ck_kind(&w, 2, FW_PLAN_START_NOW);
+	ck_nodes(&w, 2, "2");
+	ck_kind(&w, 4, FW_PLAN_START_NOW);
+	ck_nodes(&w, 4, "3");
+	ck_kind(&w, 3, FW_PLAN_WAITING);
+	ck_kind(&w, 1, FW_PLAN_WAITING);
+	w_free(&w);
+}
+END_TEST
+
+START_TEST(heads_cursor)
+{
+	struct fw_cluster *cl = overlapping_parts();
+	struct fw_plan_conf *c = fw_plan_conf_new();
+	struct fw_plan_heads *h;
+	struct fw_plan_job j[5];
+
+	/* submit = id; p1: 1, 2, 5; p2: 3, 4 (array order scrambled) */
+	j[0] = tp_job(2, 900, 0, 1, H);
+	j[1] = tp_job(1, 100, 0, 1, H);
+	j[2] = tp_job(4, 800, 1, 1, H);
+	j[3] = tp_job(3, 50, 1, 1, H);
+	j[4] = tp_job(5, 999, 0, 1, H);
+	c->resv_depth = 1;
+	c->resv_depth_set = true;
+	/* priority order: no cursor */
+	ck_assert_ptr_null(fw_plan_heads_new(cl, c, NOW, j, 5));
+	ck_assert_uint_eq(fw_plan_heads_next(NULL), FW_PLAN_NO_HEAD);
+	ck_assert(!fw_plan_heads_taken(NULL, 0));
+
+	/* submit order, depth 1: oldest first; 1 (p1) is reserved and fills
+	 * p1's place; 3 (p2) starts, so 4 (p2) is next; 4 waits; 2 and 5
+	 * (p1) are never heads. */
+	c->resv_by_submit = true;
+	h = fw_plan_heads_new(cl, c, NOW, j, 5);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_uint_eq(fw_plan_heads_next(h), 1);	/* job 1 */
+	fw_plan_heads_outcome(h, FW_PLAN_RESERVED);
+	ck_assert_uint_eq(fw_plan_heads_next(h), 3);	/* job 3 */
+	fw_plan_heads_outcome(h, FW_PLAN_START_NOW);
+	ck_assert_uint_eq(fw_plan_heads_next(h), 2);	/* job 4 */
+	fw_plan_heads_outcome(h, FW_PLAN_ESTIMATED);
+	ck_assert_uint_eq(fw_plan_heads_next(h), FW_PLAN_NO_HEAD);
+	ck_assert(fw_plan_heads_taken(h, 1) && fw_plan_heads_taken(h, 3) &&
+		  fw_plan_heads_taken(h, 2));
+	ck_assert(!fw_plan_heads_taken(h, 0) && !fw_plan_heads_taken(h, 4));
+	fw_plan_heads_free(h);
+
+	/* a never-runnable head leaves its place: 1, then 2 (p1) */
+	h = fw_plan_heads_new(cl, c, NOW, j, 5);
+	ck_assert_uint_eq(fw_plan_heads_next(h), 1);
+	fw_plan_heads_outcome(h, FW_PLAN_NOT_RUNNABLE);
+	ck_assert_uint_eq(fw_plan_heads_next(h), 0);	/* job 2 */
+	fw_plan_heads_outcome(h, FW_PLAN_WAITING);
+	ck_assert_uint_eq(fw_plan_heads_next(h), 3);	/* job 3 */
+	fw_plan_heads_free(h);
+
+	/* bf_min_age_reserve 30 min: job 1 (eligible 29 min ago) is too
+	 * young, job 3 is in an advanced reservation: 2, then 4 */
+	c->bf_min_age_reserve = 30 * MIN;
+	for (int i = 0; i < 5; i++)
+		j[i].eligible = NOW - H;
+	j[1].eligible = NOW - 29 * MIN;
+	j[3].resv = 0;
+	h = fw_plan_heads_new(cl, c, NOW, j, 5);
+	ck_assert_uint_eq(fw_plan_heads_next(h), 0);	/* job 2 */
+	fw_plan_heads_outcome(h, FW_PLAN_RESERVED);
+	ck_assert_uint_eq(fw_plan_heads_next(h), 2);	/* job 4 */
+	fw_plan_heads_outcome(h, FW_PLAN_RESERVED);
+	ck_assert_uint_eq(fw_plan_heads_next(h), FW_PLAN_NO_HEAD);
+	fw_plan_heads_free(h);
+
+	/* depth 2: job 2 then 5 in p1 */
+	c->resv_depth = 2;
+	h = fw_plan_heads_new(cl, c, NOW, j, 5);
+	ck_assert_uint_eq(fw_plan_heads_next(h), 0);
+	fw_plan_heads_outcome(h, FW_PLAN_RESERVED);
+	ck_assert_uint_eq(fw_plan_heads_next(h), 2);
+	fw_plan_heads_outcome(h, FW_PLAN_RESERVED);
+	ck_assert_uint_eq(fw_plan_heads_next(h), 4);	/* job 5 */
+	fw_plan_heads_outcome(h, FW_PLAN_RESERVED);
+	ck_assert_uint_eq(fw_plan_heads_next(h), FW_PLAN_NO_HEAD);
+	fw_plan_heads_free(h);
+
+	/* heads sort before everything, oldest first; at equal submit
+	 * times by job id, whatever their priorities (as the cursor) */
+	j[0].head = j[4].head = true;
+	j[4].submit = j[0].submit;
+	fw_plan_sort(cl, j, 5);
+	ck_assert_uint_eq(j[0].id, 2);
+	ck_assert_uint_eq(j[1].id, 5);
+	ck_assert_uint_eq(j[2].id, 3);	/* advanced reservation */
+	ck_assert_uint_eq(j[3].id, 4);	/* 800 */
+	ck_assert_uint_eq(j[4].id, 1);	/* 100 */
+	fw_plan_conf_free(c);
+	fw_cluster_free(cl);
+}
+END_TEST
+
 START_TEST(main_pass_blocks_partition_and_nodes)
 {
 	struct world w;
@@ -1551,6 +1830,10 @@ static Suite *sched_suite_build(void)
 	tcase_add_test(tc, main_pass_limit_refusal_blocks_nothing);
 	tcase_add_test(tc, input_errors);
 	tcase_add_test(tc, sort_order_is_slurms);
+	tcase_add_test(tc, oldest_job_gets_the_reservation);
+	tcase_add_test(tc, oldest_started_next_oldest_reserved);
+	tcase_add_test(tc, oldest_job_main_pass);
+	tcase_add_test(tc, heads_cursor);
 	tcase_add_test(tc, cluster_lookup);
 	tcase_add_test(tc, cluster_hostlist);
 	suite_add_tcase(s, tc);

@@ -259,7 +259,58 @@ START_TEST(bad_fairway_conf_lines)
 			"TopologyPlacement", "strict", "set twice");
 	expect_bad_line("TopologyPlacement=prefer ReservationDepth=-1", NULL,
 			"ReservationDepth", "-1", "easy, conservative");
+	expect_bad_line("ReservationOrder=age", NULL, "ReservationOrder",
+			"age", "expected priority or submit");
+	expect_bad_line("ReservationOrder=", NULL, "ReservationOrder", "",
+			"expected priority or submit");
+	expect_bad_line("ReservationOrder=submit", "ReservationOrder=priority",
+			"ReservationOrder", "priority", "set twice");
 }
+
+START_TEST(reservation_order)
+{
+	struct fw_plan_conf *c = fw_plan_conf_new();
+	struct fw_err e;
+	struct fw_kv kv;
+	bool used[FW_KV_MAX] = { false };
+
+	/* default: by priority */
+	ck_assert(!c->resv_by_submit);
+	kv = kv_of("ReservationDepth=easy ReservationOrder=Submit");
+	ck_assert_int_eq(fw_plan_conf_line(c, &kv, used, &e), FW_CONF_OK);
+	ck_assert(used[0] && used[1]);
+	fw_kv_free(&kv);
+	ck_assert(c->resv_by_submit);
+	ck_assert_int_eq(fw_plan_conf_finish(c, &e), FW_CONF_OK);
+	fw_plan_conf_free(c);
+
+	/* the key may start a line of its own */
+	c = fw_plan_conf_new();
+	kv = kv_of("ReservationOrder=priority");
+	memset(used, 0, sizeof(used));
+	ck_assert_int_eq(fw_plan_conf_line(c, &kv, used, &e), FW_CONF_OK);
+	fw_kv_free(&kv);
+	ck_assert(!c->resv_by_submit);
+	ck_assert_int_eq(fw_plan_conf_finish(c, &e), FW_CONF_OK);
+	fw_plan_conf_free(c);
+
+	/* submit order needs a depth: conservative (the default) protects
+	 * every job */
+	c = fw_plan_conf_new();
+	kv = kv_of("ReservationOrder=submit");
+	ck_assert_int_eq(fw_plan_conf_line(c, &kv, used, &e), FW_CONF_OK);
+	fw_kv_free(&kv);
+	ck_assert_int_eq(fw_plan_conf_finish(c, &e), FW_CONF_ERR);
+	ck_assert_str_eq(e.key, "ReservationOrder");
+	ck_assert_str_eq(e.value, "submit");
+	ck_assert_ptr_nonnull(strstr(e.msg, "ReservationDepth"));
+	/* ... which bf_job_part_count_reserve may give */
+	ck_assert_int_eq(sp(c, "bf_job_part_count_reserve=2", &e), FW_CONF_OK);
+	ck_assert_int_eq(fw_plan_conf_finish(c, &e), FW_CONF_OK);
+	ck_assert_uint_eq(fw_plan_conf_depth(c), 2);
+	fw_plan_conf_free(c);
+}
+END_TEST
 END_TEST
 
 START_TEST(finish_cross_checks)
@@ -414,6 +465,7 @@ Suite *plan_conf_suite(void)
 	tcase_add_test(tc, fairway_conf_keys);
 	tcase_add_test(tc, bad_fairway_conf_lines);
 	tcase_add_test(tc, finish_cross_checks);
+	tcase_add_test(tc, reservation_order);
 	tcase_add_test(tc, bypass_state_round_trip);
 	tcase_add_test(tc, bypass_state_rejections_name_the_line);
 	suite_add_tcase(s, tc);

@@ -146,6 +146,73 @@ static const struct sh_node node8 = { 8, 16000, 0, 0 };
 
 /* ------------------------------------------------------- hand-worked */
 
+/* A plan only takes, so a shape's answer bounds every larger shape's of
+ * the same node set (fw_share_known).  One 8-CPU node is busy past the
+ * 24-hour window: a 2-CPU job has no start in it; a 3-CPU job (larger in
+ * every way) is answered by that bound without a search (a cache hit); a
+ * 1-CPU job is smaller and is searched (no hit), with the same answer. */
+static void no_start_in_window(struct world *w, uint32_t id, uint32_t cpus,
+			       uint64_t hits)
+{
+	struct fw_plan_job j = sh_job(id, 100, 1, cpus, 1000, 20 * MIN);
+	struct fw_plan_decision d;
+	struct fw_plan_stats st;
+
+	ck_assert_int_eq(decide(w, &j, &d), FW_PLAN_NOT_IN_WINDOW);
+	fw_plan_get_stats(w->p, &st);
+	ck_assert_uint_eq(st.cache_hits, hits);
+}
+
+START_TEST(larger_shapes_bounded_by_earlier_answers)
+{
+	struct world w;
+
+	world_new(&w, &node8, 1, false);
+	run_use(&w, 0, 8, 8000, NOW + 30 * H);
+	no_start_in_window(&w, 1, 2, 0);
+	no_start_in_window(&w, 2, 3, 1);
+	no_start_in_window(&w, 3, 1, 1);
+	world_free(&w);
+}
+END_TEST
+
+/* While nothing is booked, a larger shape's answer is also an upper
+ * bound: with EASY (one reservation), a 1-CPU job is protected at +60 min
+ * (the node's 8 CPUs are busy until then); the unprotected 2-CPU and
+ * 4-CPU jobs are estimated at +60 min by searches; a 3-CPU job lies
+ * between them, so its start is known without a search (one cache hit). */
+START_TEST(estimate_between_two_answers)
+{
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_plan_stats st;
+	struct fw_plan_job p = sh_job(1, 900, 1, 1, 1000, 10 * MIN);
+	struct fw_plan_job a = sh_job(2, 800, 1, 2, 1000, 20 * MIN);
+	struct fw_plan_job b = sh_job(3, 700, 1, 4, 1000, 30 * MIN);
+	struct fw_plan_job c = sh_job(4, 600, 1, 3, 1000, 25 * MIN);
+	struct fw_err e;
+
+	w.cl = sh_cluster(&node8, 1, false);
+	w.conf = sh_conf();
+	w.conf->resv_depth = 1;
+	w.conf->resv_depth_set = true;
+	w.p = fw_plan_new(w.cl, w.conf, NOW, &e);
+	run_use(&w, 0, 8, 8000, NOW + 60 * MIN);
+	ck_assert_int_eq(decide(&w, &p, &d), FW_PLAN_RESERVED);
+	ck_assert_int_eq(decide(&w, &a, &d), FW_PLAN_ESTIMATED);
+	ck_assert_int_eq(d.start, NOW + 60 * MIN);
+	ck_assert_int_eq(decide(&w, &b, &d), FW_PLAN_ESTIMATED);
+	ck_assert_int_eq(d.start, NOW + 60 * MIN);
+	fw_plan_get_stats(w.p, &st);
+	ck_assert_uint_eq(st.cache_hits, 0);
+	ck_assert_int_eq(decide(&w, &c, &d), FW_PLAN_ESTIMATED);
+	ck_assert_int_eq(d.start, NOW + 60 * MIN);
+	fw_plan_get_stats(w.p, &st);
+	ck_assert_uint_eq(st.cache_hits, 1);
+	world_free(&w);
+}
+END_TEST
+
 /* Eight 1-CPU jobs share one 8-CPU node; a ninth must wait for the first
  * to end (all run 10 min: the ninth starts at slot 10 on node 1). */
 START_TEST(eight_one_cpu_jobs_share_a_node)
@@ -853,6 +920,8 @@ Suite *plan_share_suite(void)
 
 	tcase_add_test(t, eight_one_cpu_jobs_share_a_node);
 	tcase_add_test(t, memory_limits_a_node);
+	tcase_add_test(t, larger_shapes_bounded_by_earlier_answers);
+	tcase_add_test(t, estimate_between_two_answers);
 	tcase_add_test(t, protected_job_not_delayed_by_backfill);
 	tcase_add_test(t, typed_gpus);
 	tcase_add_test(t, exclusive_and_whole_node_partition);

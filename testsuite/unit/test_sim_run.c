@@ -28,10 +28,12 @@ struct run {
 	struct sim_metrics m;
 };
 
-/* Read everything from memory, run, compute metrics.  Returns 0 or -1. */
-static int run_case(struct run *x, const char *slurm_conf,
-		    const char *fairway_conf, const char *csv,
-		    struct sim_options *o, struct fw_err *e)
+/* Read everything from memory (fairway_conf and the sacctmgr dump may be
+ * NULL), run, compute metrics.  Returns 0 or -1. */
+static int run_case_full(struct run *x, const char *slurm_conf,
+			 const char *fairway_conf, const char *dump,
+			 const char *csv, struct sim_options *o,
+			 struct fw_err *e)
 {
 	struct sim_read_opts ro = { 0 };
 
@@ -45,7 +47,10 @@ static int run_case(struct run *x, const char *slurm_conf,
 	    sim_cluster_finish(&x->c, e) ||
 	    sim_read_csv_mem(&x->t, "jobs.csv", csv, strlen(csv), &ro, e))
 		return -1;
-	x->k = sim_core_new(&x->c, NULL, o->policy, e);
+	if (dump && sim_read_sacctmgr_dump_mem(&x->a, "dump", dump,
+					       strlen(dump), e))
+		return -1;
+	x->k = sim_core_new(&x->c, dump ? &x->a : NULL, o->policy, e);
 	if (!x->k)
 		return -1;
 	if (fairway_conf &&
@@ -56,6 +61,13 @@ static int run_case(struct run *x, const char *slurm_conf,
 		return -1;
 	sim_metrics_compute(&x->r, &x->m);
 	return 0;
+}
+
+static int run_case(struct run *x, const char *slurm_conf,
+		    const char *fairway_conf, const char *csv,
+		    struct sim_options *o, struct fw_err *e)
+{
+	return run_case_full(x, slurm_conf, fairway_conf, NULL, csv, o, e);
 }
 
 static void run_free(struct run *x)
@@ -745,6 +757,375 @@ START_TEST(shared_random_never_oversubscribes)
 }
 END_TEST
 
+/* ------------------------------------------------------- preemption */
+
+/*
+ * Two 4-CPU nodes shared by a scavenger partition (PriorityTier=1) and an
+ * owner partition (PriorityTier=10) over the same nodes; Slurm's
+ * preempt/partition_prio lets owner jobs preempt scavenger jobs.
+ */
+#define PREEMPT_PART_CONF(scav_extra, global_extra)                          \
+	"PreemptType=preempt/partition_prio\n"                               \
+	"PreemptMode=REQUEUE\n" global_extra                                 \
+	"NodeName=n[1-2] CPUs=4 RealMemory=8000\n"                           \
+	"PartitionName=scav Nodes=n[1-2] Default=YES MaxTime=1-0 "           \
+	"PriorityTier=1" scav_extra "\n"                                     \
+	"PartitionName=owner Nodes=n[1-2] MaxTime=1-0 PriorityTier=10\n"
+
+/*
+ * Four 2-CPU scavenger jobs of 10 h submitted 10 s apart fill both nodes
+ * (1 and 2 on n1, 3 and 4 on n2, each at its submit time); a 4-CPU owner
+ * job of 1 h arrives at 1 h.
+ */
+static const char scav_jobs[] =
+	"id,submit,partition,cpus,time_limit_s,run_time_s\n"
+	"1,1704067200,scav,2,43200,36000\n"
+	"2,1704067210,scav,2,43200,36000\n"
+	"3,1704067220,scav,2,43200,36000\n"
+	"4,1704067230,scav,2,43200,36000\n"
+	"5,1704070800,owner,4,3600,3600\n";
+
+static void run_or_abort(struct run *x, const char *conf, const char *dump,
+			 const char *csv)
+{
+	struct sim_options o = { .policy = SIM_POLICY_FAIRWAY };
+	struct fw_err e;
+	char buf[512];
+
+	if (run_case_full(x, conf, NULL, dump, csv, &o, &e))
+		ck_abort_msg("%s", fw_err_str(&e, buf, sizeof(buf)));
+}
+
+/*
+ * The owner job needs a whole node: each node needs both its jobs
+ * preempted; Slurm's rank is the youngest first (4, 3, 2, 1), so n2,
+ * whose worst victim (3) ranks before n1's (1), is chosen: 4 and 3 are
+ * requeued at 1 h and 5 starts at once on n2.  Work lost: 2 CPUs x
+ * (3600 - 20) + 2 x (3600 - 30) = 7160 + 7140.  Requeued, 3 and 4 are
+ * held until 1 h + 1201 s (Slurm's requeue hold) and then wait for 5 to
+ * end at 2 h: they run 2 h - 12 h.
+ */
+START_TEST(preempt_requeue_youngest)
+{
+	struct run x;
+
+	run_or_abort(&x, PREEMPT_PART_CONF("", ""), NULL, scav_jobs);
+	ck_assert_int_eq(job(&x, 5)->start, T0 + H);
+	ck_assert_uint_eq(job(&x, 5)->node[0], 1);
+	ck_assert_uint_eq(job(&x, 1)->preempted, 0);
+	ck_assert_uint_eq(job(&x, 2)->preempted, 0);
+	ck_assert_uint_eq(job(&x, 3)->preempted, 1);
+	ck_assert_uint_eq(job(&x, 4)->preempted, 1);
+	ck_assert_double_eq_tol(job(&x, 3)->work_lost, 7160, 1e-9);
+	ck_assert_double_eq_tol(job(&x, 4)->work_lost, 7140, 1e-9);
+	ck_assert_uint_eq(x.m.preemptions, 2);
+	ck_assert_double_eq_tol(x.m.work_lost, 14300, 1e-9);
+	ck_assert_uint_eq(x.m.cancelled, 0);
+	ck_assert_uint_eq(x.m.done, 5);
+	for (uint32_t id = 3; id <= 4; id++) {
+		ck_assert_int_eq(job(&x, id)->start, T0 + 2 * H);
+		ck_assert_int_eq(job(&x, id)->end, T0 + 12 * H);
+		ck_assert_int_eq(job(&x, id)->state, SIM_JOB_DONE);
+	}
+	ck_assert_int_eq(job(&x, 1)->end, T0 + 10 * H);
+	/* the preempted runs: 20 s / 30 s to 1 h on n2 */
+	ck_assert_uint_eq(x.r.nprun, 2);
+	for (size_t i = 0; i < x.r.nprun; i++) {
+		ck_assert_int_eq(x.r.prun[i].end, T0 + H);
+		ck_assert_uint_eq(x.r.prun[i].node[0], 1);
+	}
+	run_free(&x);
+}
+END_TEST
+
+/*
+ * GraceTime=300 on the scavenger partition: the victims run on until
+ * 1 h 5 min (a whole bf_resolution slot: no rounding), the owner job
+ * starts then; the runs lost are 300 s longer: 2 x 3880 + 2 x 3870.
+ * Requeued at 1 h 5 min, 3 and 4 start when 5 ends at 2 h 5 min.
+ */
+START_TEST(preempt_grace_delays_the_start)
+{
+	struct run x;
+
+	run_or_abort(&x, PREEMPT_PART_CONF(" GraceTime=300", ""), NULL,
+		     scav_jobs);
+	ck_assert_int_eq(job(&x, 5)->start, T0 + H + 300);
+	ck_assert_uint_eq(job(&x, 3)->preempted, 1);
+	ck_assert_uint_eq(job(&x, 4)->preempted, 1);
+	ck_assert_double_eq_tol(x.m.work_lost, 2.0 * 3880 + 2.0 * 3870, 1e-9);
+	ck_assert_int_eq(job(&x, 3)->start, T0 + 2 * H + 300);
+	run_free(&x);
+}
+END_TEST
+
+/*
+ * PreemptExemptTime=00:10:00: two 4-CPU scavenger jobs, 1 at 0 (n1) and
+ * 2 at 55 min (n2).  At 1 h the youngest (2) would be preempted, but it
+ * is exempt until 1 h 5 min: 1 is preempted instead and 5 runs on n1.
+ * Without the exemption 2 is the victim (the test can tell them apart).
+ */
+START_TEST(preempt_exempt_time_protects_young_jobs)
+{
+	static const char jobs[] =
+		"id,submit,partition,cpus,time_limit_s,run_time_s\n"
+		"1,1704067200,scav,4,43200,36000\n"
+		"2,1704070500,scav,4,43200,36000\n"
+		"5,1704070800,owner,4,3600,3600\n";
+	struct run x;
+
+	run_or_abort(&x, PREEMPT_PART_CONF("", "PreemptExemptTime=00:10:00\n"),
+		     NULL, jobs);
+	ck_assert_int_eq(job(&x, 5)->start, T0 + H);
+	ck_assert_uint_eq(job(&x, 5)->node[0], 0);
+	ck_assert_uint_eq(job(&x, 1)->preempted, 1);
+	ck_assert_uint_eq(job(&x, 2)->preempted, 0);
+	ck_assert_double_eq_tol(x.m.work_lost, 4.0 * 3600, 1e-9);
+	run_free(&x);
+	run_or_abort(&x, PREEMPT_PART_CONF("", ""), NULL, jobs);
+	ck_assert_int_eq(job(&x, 5)->start, T0 + H);
+	ck_assert_uint_eq(job(&x, 5)->node[0], 1);
+	ck_assert_uint_eq(job(&x, 1)->preempted, 0);
+	ck_assert_uint_eq(job(&x, 2)->preempted, 1);
+	ck_assert_double_eq_tol(x.m.work_lost, 4.0 * 300, 1e-9);
+	run_free(&x);
+}
+END_TEST
+
+/* preempt/qos: owner's QOS may preempt scavenger, whose PreemptMode is
+ * CANCEL (the global mode is REQUEUE); normal preempts nobody. */
+static const char qos_conf[] =
+	"PreemptType=preempt/qos\n"
+	"PreemptMode=REQUEUE\n"
+	"NodeName=n[1-2] CPUs=4 RealMemory=8000\n"
+	"PartitionName=all Nodes=n[1-2] Default=YES MaxTime=1-0\n";
+static const char qos_dump[] =
+	"Cluster - 'c':Fairshare=1\n"
+	"QOS - 'normal':Priority=0\n"
+	"QOS - 'scavenger':Priority=0:PreemptMode=CANCEL\n"
+	"QOS - 'owner':Priority=100:Preempt='scavenger'\n";
+
+/*
+ * The scenario of preempt_requeue_youngest with QOS: 3 and 4 are
+ * cancelled at 1 h (state cancelled, end 1 h, never rerun), 5 starts at
+ * 1 h.  A job of QOS normal in 5's place preempts nobody: it waits for
+ * n1 to empty at 10 h 10 s (job 2's end).  Nor does a job whose QOS lists
+ * itself.
+ */
+START_TEST(preempt_qos_cancel_and_non_preempting_qos)
+{
+	static const char jobs[] =
+		"id,submit,qos,cpus,time_limit_s,run_time_s\n"
+		"1,1704067200,scavenger,2,43200,36000\n"
+		"2,1704067210,scavenger,2,43200,36000\n"
+		"3,1704067220,scavenger,2,43200,36000\n"
+		"4,1704067230,scavenger,2,43200,36000\n"
+		"5,1704070800,%s,4,3600,3600\n";
+	char csv[512];
+	struct run x;
+
+	snprintf(csv, sizeof(csv), jobs, "owner");
+	run_or_abort(&x, qos_conf, qos_dump, csv);
+	ck_assert_int_eq(job(&x, 5)->start, T0 + H);
+	for (uint32_t id = 3; id <= 4; id++) {
+		ck_assert_int_eq(job(&x, id)->state, SIM_JOB_CANCELLED);
+		ck_assert_int_eq(job(&x, id)->end, T0 + H);
+		ck_assert_uint_eq(job(&x, id)->preempted, 1);
+	}
+	ck_assert_uint_eq(x.m.cancelled, 2);
+	ck_assert_uint_eq(x.m.done, 3);
+	ck_assert_double_eq_tol(x.m.work_lost, 14300, 1e-9);
+	run_free(&x);
+
+	snprintf(csv, sizeof(csv), jobs, "normal");
+	run_or_abort(&x, qos_conf, qos_dump, csv);
+	ck_assert_int_eq(job(&x, 5)->start, T0 + 10 * H + 10);
+	ck_assert_uint_eq(x.m.preemptions, 0);
+	ck_assert_uint_eq(x.m.cancelled, 0);
+	run_free(&x);
+
+	/* A QOS listing itself does not preempt its own jobs (Slurm needs
+	   PreemptMode=WITHIN for that): a scavenger job in 5's place waits
+	   like the normal one. */
+	snprintf(csv, sizeof(csv), jobs, "scavenger");
+	run_or_abort(&x, qos_conf,
+		     "Cluster - 'c':Fairshare=1\n"
+		     "QOS - 'scavenger':Priority=0:Preempt='scavenger'\n", csv);
+	ck_assert_int_eq(job(&x, 5)->start, T0 + 10 * H + 10);
+	ck_assert_uint_eq(x.m.preemptions, 0);
+	run_free(&x);
+}
+END_TEST
+
+/* Configuration errors name file, line, key and value. */
+START_TEST(preempt_config_errors)
+{
+	static const struct {
+		const char *conf, *dump, *key;
+		int line;
+	} bad[] = {
+		/* Slurm refuses PreemptType without a PreemptMode */
+		{ "PreemptType=preempt/qos\nNodeName=n1 CPUs=1\n"
+		  "PartitionName=p Nodes=n1\n", NULL, "PreemptType", 1 },
+		{ "PreemptType=preempt/partition_prio\nPreemptMode=SUSPEND,GANG\n"
+		  "NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n", NULL,
+		  "PreemptMode", 2 },
+		{ "PreemptType=preempt/fancy\nPreemptMode=REQUEUE\n"
+		  "NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n", NULL,
+		  "PreemptType", 1 },
+		/* a Preempt= list naming a QOS the dump lacks */
+		{ qos_conf, "QOS - 'a':Priority=1\nQOS - 'b':Preempt='a,zz'\n",
+		  "Preempt", 2 },
+	};
+	static const char csv[] = "id,submit,cpus,time_limit_s,run_time_s\n"
+				  "1,1704067200,1,60,60\n";
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sim_options o = { .policy = SIM_POLICY_FAIRWAY };
+		struct run x;
+		struct fw_err e;
+
+		ck_assert_int_eq(run_case_full(&x, bad[i].conf, NULL, bad[i].dump,
+					       csv, &o, &e), -1);
+		ck_assert_str_eq(e.key, bad[i].key);
+		ck_assert_int_eq(e.line, bad[i].line);
+		run_free(&x);
+	}
+}
+END_TEST
+
+/* CPUs and memory of one run on each of its nodes. */
+struct occ_run {
+	fw_time_t start, end;
+	const uint32_t *node;
+	uint32_t nodes;
+	uint64_t cpus, mem;
+};
+
+/* Every run of x (the final ones and the preempted ones). */
+static size_t occ_runs(const struct run *x, struct occ_run *o)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < x->r.n; i++) {
+		const struct sim_outjob *j = &x->r.job[i];
+		const struct sim_job *t = &x->t.job[i];
+
+		if (j->start < 0 || !j->node)
+			continue;
+		o[n++] = (struct occ_run){ j->start, j->end, j->node, j->nodes,
+			(t->cpus + j->nodes - 1) / j->nodes,
+			(t->mem_mb + j->nodes - 1) / j->nodes };
+	}
+	for (size_t i = 0; i < x->r.nprun; i++) {
+		const struct sim_prun *p = &x->r.prun[i];
+		const struct sim_job *t = &x->t.job[p->job];
+
+		o[n++] = (struct occ_run){ p->start, p->end, p->node, p->nodes,
+			(t->cpus + p->nodes - 1) / p->nodes,
+			(t->mem_mb + p->nodes - 1) / p->nodes };
+	}
+	return n;
+}
+
+/* At every run's start, no node of it holds more than 8 CPUs / 16 GB. */
+static void check_no_oversubscription(const struct run *x)
+{
+	struct occ_run *o = fw_xcalloc(x->r.n + x->r.nprun + 1, sizeof(*o));
+	size_t n = occ_runs(x, o);
+
+	for (size_t a = 0; a < n; a++)
+		for (uint32_t u = 0; u < o[a].nodes; u++) {
+			uint64_t cpus = 0, mem = 0;
+
+			for (size_t b = 0; b < n; b++) {
+				if (o[b].start > o[a].start || o[b].end <= o[a].start)
+					continue;
+				for (uint32_t v = 0; v < o[b].nodes; v++)
+					if (o[b].node[v] == o[a].node[u]) {
+						cpus += o[b].cpus;
+						mem += o[b].mem;
+					}
+			}
+			ck_assert_msg(cpus <= 8 && mem <= 16000,
+				      "node %u at %lld: %lu CPUs %lu MB",
+				      o[a].node[u], (long long)o[a].start,
+				      (unsigned long)cpus, (unsigned long)mem);
+		}
+	free(o);
+}
+
+/*
+ * Random shared workloads of scavenger and owner jobs with preemption
+ * (REQUEUE, grace time, exempt time) under the backfill policies: no
+ * node is ever oversubscribed counting preempted runs until they end,
+ * only scavenger jobs are preempted, each preempted run was cut short
+ * and not while exempt, every job ends, and preemption does happen.
+ */
+START_TEST(preempt_random_never_oversubscribes)
+{
+	/* GraceTime 0 (victims go at once, the job starts now) and 120 s
+	   (the job is reserved until they are gone). */
+#define RANDOM_CONF(grace)                                                  \
+		"PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n"  \
+		"PreemptExemptTime=5\n"                                      \
+		"NodeName=n[1-5] CPUs=8 RealMemory=16000\n"                  \
+		"PartitionName=scav Nodes=n[1-5] Default=YES MaxTime=1-0 "   \
+		"PriorityTier=1 GraceTime=" #grace "\n"                      \
+		"PartitionName=owner Nodes=n[1-5] MaxTime=1-0 PriorityTier=10\n" \
+		"PriorityWeightAge=1000\nPriorityWeightJobSize=100\n"
+	static const char *const conf[] = { RANDOM_CONF(0), RANDOM_CONF(120) };
+	static const int64_t grace[] = { 0, 120 };
+	static const enum sim_policy pol[] = {
+		SIM_POLICY_FAIRWAY, SIM_POLICY_FIFO, SIM_POLICY_EASY,
+		SIM_POLICY_CONSERVATIVE,
+	};
+	unsigned seed = 23;
+	uint64_t preempted[2] = { 0, 0 };
+	struct fw_buf csv = { 0 };
+
+	fw_buf_printf(&csv, "id,submit,partition,cpus,mem,time_limit_s,run_time_s\n");
+	for (int i = 1; i <= 150; i++) {
+		long lim = 60 + rand_r(&seed) % 7200;
+		bool owner = rand_r(&seed) % 5 < 2;
+
+		fw_buf_printf(&csv, "%d,%ld,%s,%d,%dM,%ld,%ld\n", i,
+			      1704067200L + rand_r(&seed) % 20000,
+			      owner ? "owner" : "scav",
+			      1 + rand_r(&seed) % 8,
+			      1000 * (1 + rand_r(&seed) % 12), lim,
+			      1 + rand_r(&seed) % lim);
+	}
+	for (size_t ci = 0; ci < 2; ci++)
+	for (size_t pi = 0; pi < sizeof(pol) / sizeof(pol[0]); pi++) {
+		struct sim_options o = { .policy = pol[pi] };
+		struct run x;
+		struct fw_err e;
+		char buf[512];
+
+		if (run_case(&x, conf[ci], NULL, csv.s, &o, &e))
+			ck_abort_msg("%s", fw_err_str(&e, buf, sizeof(buf)));
+		ck_assert_uint_eq(x.m.done, 150);
+		check_no_oversubscription(&x);
+		for (size_t i = 0; i < x.r.nprun; i++) {
+			const struct sim_prun *p = &x.r.prun[i];
+
+			ck_assert_str_eq(x.r.job[p->job].partition, "scav");
+			ck_assert_int_lt(p->end - p->start, x.t.job[p->job].run_time);
+			/* exempt for 5 min after its start, then its grace */
+			ck_assert_int_ge(p->end - p->start, 300 + grace[ci]);
+		}
+		preempted[ci] += x.r.nprun;
+		ck_assert_uint_eq(x.m.preemptions, x.r.nprun);
+		run_free(&x);
+	}
+	ck_assert_uint_gt(preempted[0], 0);
+	ck_assert_uint_gt(preempted[1], 0);
+	fw_buf_free(&csv);
+#undef RANDOM_CONF
+}
+END_TEST
+
 static Suite *run_suite(void)
 {
 	Suite *s = suite_create("sim_run");
@@ -767,6 +1148,12 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, shared_nodes_pack_by_cpus);
 	tcase_add_test(tc, shared_nodes_memory_bound);
 	tcase_add_test(tc, shared_random_never_oversubscribes);
+	tcase_add_test(tc, preempt_requeue_youngest);
+	tcase_add_test(tc, preempt_grace_delays_the_start);
+	tcase_add_test(tc, preempt_exempt_time_protects_young_jobs);
+	tcase_add_test(tc, preempt_qos_cancel_and_non_preempting_qos);
+	tcase_add_test(tc, preempt_config_errors);
+	tcase_add_test(tc, preempt_random_never_oversubscribes);
 	suite_add_tcase(s, tc);
 	return s;
 }

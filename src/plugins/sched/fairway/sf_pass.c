@@ -92,6 +92,9 @@ struct pass {
 	struct qentry *q;
 	size_t n;
 	size_t *order;
+	struct fw_plan_heads *heads;   /* ReservationOrder=submit, or NULL */
+	struct fw_plan_job *hjobs;     /* the queue as the heads cursor saw it */
+	enum fw_plan_kind last_kind;   /* of the last record decided */
 	uint32_t *seq_job;             /* planner seq -> job id */
 	size_t nseq, seq_cap;
 	struct resv_map *resv;
@@ -983,7 +986,13 @@ static int build_queue(struct pass *p)
 		for (size_t i = 0; i < p->n; i++)
 			tmp[i] = p->q[i].fj;
 		fw_plan_sort_index(sf.cluster, tmp, p->n, p->order);
-		xfree(tmp);
+		/* ReservationOrder=submit: the oldest jobs go first. */
+		p->heads = fw_plan_heads_new(sf.cluster, sf.conf->plan, p->now,
+					     tmp, p->n);
+		if (p->heads)
+			p->hjobs = tmp;
+		else
+			xfree(tmp);
 	}
 	p->seq_cap = p->n + 16;
 	p->seq_job = xcalloc(p->seq_cap, sizeof(uint32_t));
@@ -1380,6 +1389,32 @@ static void fail_bad_constraints(job_record_t *job, int rc, time_t now)
 	last_job_update = now;
 }
 
+/*
+ * The planner found that no node of the job's partition can ever hold it
+ * (its static capacities: more GPUs or memory per node than any node has,
+ * a partition changed under a pending job).  Slurm rejects such a job at
+ * submission; one that got in anyway gets Slurm's answer here, once: ask
+ * select_nodes() whether the request can ever be met on the configured
+ * nodes (the submission test, test_only) and, if not, fail it as Slurm's
+ * main scheduler does (BadConstraints, priority 0: passes skip it until an
+ * admin changes it).  The planner's model over-estimates some requests, so
+ * without select_nodes()' agreement the job only waits (Resources).
+ * Returns true if the job was failed.
+ */
+static bool confirm_never_fits(job_record_t *job, time_t now)
+{
+	job_node_select_t sel = { .job_ptr = job };
+	int rc;
+
+	if (job->part_ptr_list)	/* other partitions may still hold it */
+		return false;
+	rc = select_nodes(&sel, true, false, SLURMDB_JOB_FLAG_SCHED);
+	if (rc != ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE)
+		return false;
+	fail_bad_constraints(job, rc, now);
+	return true;
+}
+
 /* ------------------------------------------------------- applying plans */
 
 /* Planned nodes of a reservation as names (malloc'd), or NULL. */
@@ -1692,7 +1727,7 @@ static int preempt_for_later(struct pass *p, job_record_t *job,
 /* Decide one record (and further tasks of an array); returns false when
  * the pass must end (per-cycle start limit reached). */
 static bool decide_record(struct pass *p, struct qentry *e,
-			  struct fw_bitset *tmp)
+			  struct fw_bitset *tmp, bool head)
 {
 	enum fw_plan_pass pass = p->kind == SF_PASS_BACKFILL ? FW_PASS_BACKFILL
 							     : FW_PASS_MAIN;
@@ -1709,6 +1744,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 		return true;
 	array_head = job->array_recs && job->array_task_id == NO_VAL;
 	e->fj.id = job->job_id;
+	e->fj.head = head;
 	for (;;) {
 		int bad = fw_plan_decide(p->plan, &e->fj, pass, &d, &err);
 
@@ -1718,6 +1754,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			return true;
 		}
 		p->tested++;
+		p->last_kind = d.kind;
 		if (d.kind == FW_PLAN_START_NOW) {
 			bool restricted;
 			time_t t0;
@@ -1727,6 +1764,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			 * schedulers do it first, and so do we. */
 			if (license_job_test(job, p->now, true) != SLURM_SUCCESS) {
 				fw_plan_start_failed(p->plan, &d, &err);
+				p->last_kind = d.kind;
 				apply_wait(p, job, e, &d, FW_REASON_LICENSE);
 				return true;
 			}
@@ -1784,6 +1822,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			if (!restricted)
 				fail_bad_constraints(job, rc, p->now);
 		}
+		p->last_kind = d.kind;
 		if (d.kind == FW_PLAN_RESERVED && d.nvictims) {
 			time_t t0 = time(NULL);
 			int r = preempt_for_later(p, job, &d);
@@ -1799,6 +1838,12 @@ static bool decide_record(struct pass *p, struct qentry *e,
 				record_victims(p, job, &d, t0);
 				return true;
 			}
+		}
+		if (d.kind == FW_PLAN_NOT_RUNNABLE &&
+		    d.reason == FW_REASON_NEVER_FITS &&
+		    confirm_never_fits(job, p->now)) {
+			record_decision(p, job, e, &d, NULL);
+			return true;
 		}
 		apply_wait(p, job, e, &d, d.reason);
 		return !(d.kind == FW_PLAN_SKIPPED &&
@@ -2028,6 +2073,8 @@ static void pass_free(struct pass *p)
 	}
 	xfree(p->q);
 	xfree(p->order);
+	fw_plan_heads_free(p->heads);
+	xfree(p->hjobs);
 	xfree(p->seq_job);
 	for (size_t i = 0; i < p->nresv; i++)
 		xfree(p->resv[i].hold);
@@ -2100,15 +2147,29 @@ int sf_run_pass(enum sf_pass_kind kind)
 	charge(&p, &p.t.setup);
 	build_queue(&p);
 	charge(&p, &p.t.queue);
-	for (size_t k = 0; k < p.n; k++) {
-		bool go_on = decide_record(&p, &p.q[p.order[k]], tmp);
+	/* The heads (ReservationOrder=submit, oldest first), then the
+	 * queue in priority order without them. */
+	for (size_t k = 0, done = 0;;) {
+		size_t x = fw_plan_heads_next(p.heads);
+		bool head = x != FW_PLAN_NO_HEAD, go_on;
 
+		if (!head) {
+			if (k >= p.n)
+				break;
+			x = p.order[k++];
+			if (fw_plan_heads_taken(p.heads, x))
+				continue;
+		}
+		p.last_kind = FW_PLAN_SKIPPED;
+		go_on = decide_record(&p, &p.q[x], tmp, head);
+		fw_plan_heads_outcome(p.heads, p.last_kind);
+		done++;
 		charge(&p, &p.t.apply);
 		if (!go_on)
 			break;
 		if (over_max_time(&p)) {
 			info("%s: backfill pass stopped by bf_max_time after %zu of %zu jobs",
-			     PLUGIN, k + 1, p.n);
+			     PLUGIN, done, p.n);
 			break;
 		}
 		pthread_mutex_unlock(&sf.mu);
