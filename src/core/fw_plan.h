@@ -492,6 +492,17 @@ bool fw_plan_main_all_blocked(const struct fw_plan *p);
  * as Slurm's schedulers skip such a job. */
 int fw_plan_start_refused(struct fw_plan *p, struct fw_plan_decision *d,
 			  struct fw_err *err);
+/*
+ * After a START_NOW with victims that slurmctld took as a preemption (it
+ * signals the victims; the job starts once they are gone): books the job
+ * on nodes as fw_plan_started() does, and keeps the whole of those nodes
+ * held for the current step.  The plan released the victims, but they
+ * leave only when slurmctld has requeued or cancelled them: a later job of
+ * the same pass counting on their leftovers would be refused by
+ * select_nodes(), which with preemption on then picks victims of its own.
+ */
+int fw_plan_preempting(struct fw_plan *p, const struct fw_bitset *nodes,
+		       struct fw_err *err);
 
 /*
  * Bypass increments: inc[seq] = number of jobs started after job `seq`

@@ -676,3 +676,19 @@ void preempt_report(const struct fw_plan *p, struct fw_plan_decision *d)
 	d->victims = p->pre->out;
 	d->nvictims = p->pre->nout;
 }
+
+int fw_plan_preempting(struct fw_plan *p, const struct fw_bitset *nodes,
+		       struct fw_err *err)
+{
+	struct fw_share_owner o = { FW_HOLD_RUNNING, 0 };
+
+	if (!nodes)
+		return fw_err_set(err, NULL, 0, NULL, NULL,
+				  "a preempting start needs its nodes");
+	if (fw_plan_started(p, nodes, err))
+		return -1;
+	fw_tl_occupy(&p->tl, nodes, 0, 1, NULL, 0, FW_TL_AVAIL | FW_TL_FREE);
+	if (p->sh)
+		fw_share_take_all_set(p->sh, nodes, 0, 1, o);
+	return 0;
+}

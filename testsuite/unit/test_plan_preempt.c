@@ -185,6 +185,46 @@ START_TEST(owner_preempts_both)
 }
 END_TEST
 
+/* n1 full with one scavenger job of 8 CPUs until +10 h.  An owner of 4
+ * CPUs preempts it; slurmctld takes that as a preemption (the adapter
+ * reports fw_plan_preempting): the scavenger is still there for the
+ * current step, so a 1-CPU job that may not preempt cannot start now on
+ * the 4 CPUs the owner leaves; it is planned at the next step (+1 min).
+ * Reported as a plain start instead, it would start now. */
+static enum fw_plan_kind after_preempting(bool preempting, fw_time_t *start)
+{
+	struct world w;
+	struct fw_plan_decision d;
+	struct vic a = { 101, 0, 8, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
+	struct fw_plan_job own = pjob(1, 900, 4, H, p_scav, 1);
+	struct fw_plan_job small = pjob(2, 100, 1, 10 * MIN, NULL, 0);
+	struct fw_err e;
+	enum fw_plan_kind k;
+
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	ck_assert_int_eq(fw_plan_decide(w.p, &own, FW_PASS_BACKFILL, &d, &e),
+			 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_START_NOW);
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(preempting ? fw_plan_preempting(w.p, d.nodes, &e) :
+			 fw_plan_started(w.p, d.nodes, &e), 0);
+	k = decide(&w, &small, FW_PASS_BACKFILL, &d);
+	*start = d.start;
+	world_free(&w);
+	return k;
+}
+
+START_TEST(victims_held_while_slurmctld_preempts)
+{
+	fw_time_t start;
+
+	ck_assert_int_eq(after_preempting(true, &start), FW_PLAN_RESERVED);
+	ck_assert_int_eq(start, NOW + MIN);
+	ck_assert_int_eq(after_preempting(false, &start), FW_PLAN_START_NOW);
+}
+END_TEST
+
 /* The same node, an owner of 4 CPUs: one victim is enough.  Same class:
  * the youngest (102).  101 in SCAV (Priority 10) and 102 in MID (50):
  * the lower priority first (101) although 102 is younger; with
@@ -1077,6 +1117,7 @@ Suite *plan_preempt_suite(void)
 	TCase *q = tcase_create("property");
 
 	tcase_add_test(t, owner_preempts_both);
+	tcase_add_test(t, victims_held_while_slurmctld_preempts);
 	tcase_add_test(t, one_victim_by_rank);
 	tcase_add_test(t, exempt_jobs_are_skipped);
 	tcase_add_test(t, grace_time_delays_the_start);

@@ -1689,7 +1689,9 @@ static void preempting(struct pass *p, job_record_t *job,
 	else
 		debug("%s: %pJ waits for its victims on %s", PLUGIN, job,
 		      nodes ? nodes : "?");
-	if (fw_plan_started(p->plan, d->nodes, &err))
+	/* The victims stay on these nodes until slurmctld has requeued or
+	 * cancelled them: nothing else may count on them in this pass. */
+	if (fw_plan_preempting(p->plan, d->nodes, &err))
 		fw_log_err(PLUGIN, &err);
 	set_wait_reason(p, job, FW_REASON_NODES);
 	record_decision(p, job, e, d, nodes);
