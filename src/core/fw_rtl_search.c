@@ -301,6 +301,25 @@ static void pick_open(struct sweep *sw)
 			sw->q->nodes[got++] = w * 64 + fw_ctz64(x);
 }
 
+/* Every candidate block enters the heap at its envelope's bound from c
+ * (blocks that cannot fit by the last start are only counted). */
+static void push_blocks(struct sweep *sw, int32_t c)
+{
+	struct fw_rtl *r = sw->r;
+
+	for (uint32_t b = 0; b < r->nblocks; b++) {
+		int32_t lb;
+
+		if (!block_word(r, sw->q->cand, b))
+			continue;
+		lb = block_bound(r, sw->q, b, c, sw->hi);
+		if (lb == FW_RTL_INF)
+			sw->q->blocks_skipped++;
+		else
+			ev_push(sw, lb, EV_BLOCK, b);
+	}
+}
+
 /* Step 2: the sweep from c; returns the start or -1. */
 static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
 			  int32_t c, int32_t hi)
@@ -308,17 +327,7 @@ static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
 	struct sweep sw = { .r = r, .q = q, .hi = hi };
 	int32_t found = -1;
 
-	for (uint32_t b = 0; b < r->nblocks; b++) {
-		int32_t lb;
-
-		if (!block_word(r, q->cand, b))
-			continue;
-		lb = block_bound(r, q, b, c, hi);
-		if (lb == FW_RTL_INF)
-			q->blocks_skipped++;
-		else
-			ev_push(&sw, lb, EV_BLOCK, b);
-	}
+	push_blocks(&sw, c);
 	while (sw.len) {
 		int32_t t = (int32_t)(r->ev[0] >> 32);
 
@@ -363,17 +372,7 @@ static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
 	int32_t best = FW_RTL_INF;
 	uint32_t bnode = 0;
 
-	for (uint32_t b = 0; b < r->nblocks; b++) {
-		int32_t lb;
-
-		if (!block_word(r, q->cand, b))
-			continue;
-		lb = block_bound(r, q, b, c, hi);
-		if (lb == FW_RTL_INF)
-			q->blocks_skipped++;
-		else
-			ev_push(&sw, lb, EV_BLOCK, b);
-	}
+	push_blocks(&sw, c);
 	/* Events are ordered by (slot, block): a block at best's slot but
 	 * after best's block cannot give a lower node. */
 	while (sw.len && ((int32_t)(r->ev[0] >> 32) < best ||
