@@ -8,6 +8,7 @@
 # job->sched_nodes, as sched/backfill does) belong to the job too: Slurm
 # frees them when the job starts or is purged (job_mgr.c, node_scheduler.c),
 # and a pending job's record is still alive when slurmctld exits.
+# GCC may name the frame after a clone (set_estimate.part.0.isra.0).
 function flush() {
   if (inrec && fw && (!own || mine)) { bytes[kind] += n; recs[kind]++ }
   inrec = 0
@@ -23,7 +24,7 @@ inrec && /(at|by) 0x[0-9A-Fa-f]+: / {
   ours = f ~ /\((sf|pf|fw)_[a-z_]*\.c:|\((priority|sched)_fairway\.c:|_fairway\.so/
   if (ours) fw = 1
   if (!decided && f !~ /^(malloc|calloc|realloc|strdup|strndup|fw_x[a-z]*|fw_strn?dup|slurm_x[a-z]*|xstrn?dup|_?xstrfmtcat|xstrcat|_xstrcat) /) {
-    decided = 1; mine = ours && f !~ /^set_estimate /
+    decided = 1; mine = ours && f !~ /^set_estimate[ .]/
   }
 }
 inrec && /^==[0-9]+== *$/ { flush() }
