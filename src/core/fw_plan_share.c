@@ -420,28 +420,16 @@ static uint32_t memo_slot(const struct fw_share *s, uint64_t h, uint32_t cls,
 	return i;
 }
 
-/* Is the ring's entry e (amounts er) a shape the job's contains? */
-static bool dominated(const struct fw_share *s, const struct shr_ent *e,
-		      const int64_t *er, uint32_t cls, int fit, uint32_t n,
-		      int64_t d)
+/* Does shape (an, ad, ar) fit inside shape (bn, bd, br): no more nodes,
+ * no longer, no more of any of the K resources? */
+static bool shape_within(uint32_t K, uint32_t an, int64_t ad,
+			 const int64_t *ar, uint32_t bn, int64_t bd,
+			 const int64_t *br)
 {
-	if (e->cls != cls || e->fit != fit || e->n > n || e->d > d)
+	if (an > bn || ad > bd)
 		return false;
-	for (uint32_t k = 0; k < s->K; k++)
-		if (er[k] > s->req[k])
-			return false;
-	return true;
-}
-
-/* Is the ring's entry e (amounts er) a shape the job's fits in? */
-static bool dominates(const struct fw_share *s, const struct shr_ent *e,
-		      const int64_t *er, uint32_t cls, int fit, uint32_t n,
-		      int64_t d)
-{
-	if (e->cls != cls || e->fit != fit || e->n < n || e->d < d)
-		return false;
-	for (uint32_t k = 0; k < s->K; k++)
-		if (er[k] < s->req[k])
+	for (uint32_t k = 0; k < K; k++)
+		if (ar[k] > br[k])
 			return false;
 	return true;
 }
@@ -458,10 +446,13 @@ static void ring_bounds(const struct fw_share *s, uint32_t cls, int fit,
 		const struct shr_ent *e = &s->dom[i];
 		const int64_t *er = s->dom_req + (size_t)i * s->K;
 
-		if (e->c > kb->lb && dominated(s, e, er, cls, fit, n, d))
+		if (e->cls != cls || e->fit != fit)
+			continue;
+		if (e->c > kb->lb &&
+		    shape_within(s->K, e->n, e->d, er, n, d, s->req))
 			kb->lb = e->c;
 		if (e->gen == gen && e->c < kb->ub &&
-		    dominates(s, e, er, cls, fit, n, d))
+		    shape_within(s->K, n, d, s->req, e->n, e->d, er))
 			kb->ub = e->c;
 	}
 }
@@ -473,7 +464,6 @@ void fw_share_known(struct fw_share *s, uint32_t cls, int fit, uint32_t n,
 
 	kb->lb = 0;
 	kb->ub = FW_RTL_INF;
-	kb->exact = false;
 	ring_bounds(s, cls, fit, n, d, gen, kb);
 	if (!s->memo_cap || kb->lb == FW_RTL_INF)
 		return;
@@ -482,10 +472,8 @@ void fw_share_known(struct fw_share *s, uint32_t cls, int fit, uint32_t n,
 		return;
 	if (s->memo[i].c > kb->lb)
 		kb->lb = s->memo[i].c;
-	if (s->memo[i].gen == gen && s->memo[i].c >= kb->lb) {
-		kb->exact = true;
-		kb->ub = kb->lb;
-	}
+	if (s->memo[i].gen == gen && s->memo[i].c >= kb->lb)
+		kb->ub = kb->lb;	/* the answer itself */
 }
 
 /* Keep an answer later than now in the ring (the oldest goes). */

@@ -149,7 +149,7 @@ int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
  * island fit key, nodes, duration, s->req).  A plan only ever takes, so an
  * earlier answer c for the same shape is a lower bound for a later search
  * (FW_RTL_INF: none in the window), and the answer itself while the
- * timeline generation `gen` is unchanged (exact).  So is an answer for a
+ * timeline generation `gen` is unchanged (ub = lb).  So is an answer for a
  * smaller shape of the same class and fit key (no more nodes, no longer,
  * no more of any resource): lb is the largest of those among the latest
  * FW_SHR_DOM answers later than now.  While gen is unchanged, a larger
@@ -157,8 +157,7 @@ int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
  * nodes it found hold the smaller shape at that start.
  */
 struct fw_share_bounds {
-	int32_t lb, ub;
-	bool exact;		/* lb == ub is the answer */
+	int32_t lb, ub;		/* lb == ub: the answer */
 };
 void fw_share_known(struct fw_share *s, uint32_t cls, int fit, uint32_t n,
 		    int64_t d, uint64_t gen, struct fw_share_bounds *kb);

@@ -238,6 +238,18 @@ static void next_run(struct sweep *sw, uint32_t i, int32_t t)
 	}
 }
 
+/* From bucket j on, the first bucket in which node i's largest free
+ * amounts hold req (j itself, or one starting no later than bound);
+ * r->nbk if there is none. */
+static uint32_t fit_bucket(const struct fw_rtl *r, uint32_t i,
+			   const int64_t *req, uint32_t j, int32_t bound)
+{
+	while (!seg_fits(fw_rtl_nmax(r, i, j), req, r->K))
+		if (++j >= r->nbk || r->benv[0].t[j] > bound)
+			return r->nbk;
+	return j;
+}
+
 /*
  * Node i is free from slot t (in bucket j) on: walk its list only if its largest free
  * amounts in t's bucket can hold req (a node fitting at s has them in
@@ -248,16 +260,12 @@ static void next_run(struct sweep *sw, uint32_t i, int32_t t)
 static void check_node(struct sweep *sw, uint32_t i, int32_t t, uint32_t j)
 {
 	struct fw_rtl *r = sw->r;
+	uint32_t f = fit_bucket(r, i, sw->q->req, j, sw->hi);
 
-	if (seg_fits(fw_rtl_nmax(r, i, j), sw->q->req, r->K)) {
+	if (f == j)
 		next_run(sw, i, t);
-		return;
-	}
-	while (++j < r->nbk && r->benv[0].t[j] <= sw->hi)
-		if (seg_fits(fw_rtl_nmax(r, i, j), sw->q->req, r->K)) {
-			ev_push(sw, r->benv[0].t[j], EV_NODE, i);
-			return;
-		}
+	else if (f < r->nbk)
+		ev_push(sw, r->benv[0].t[f], EV_NODE, i);
 }
 
 static void handle(struct sweep *sw, uint64_t ev)
@@ -356,11 +364,12 @@ static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
 static int32_t node_earliest(struct fw_rtl *r, const struct fw_rtl_query *q,
 			     uint32_t i, int32_t t, uint32_t j, int32_t bound)
 {
-	while (!seg_fits(fw_rtl_nmax(r, i, j), q->req, r->K)) {
-		if (++j >= r->nbk || r->benv[0].t[j] > bound)
-			return FW_RTL_INF;
-		t = r->benv[0].t[j];
-	}
+	uint32_t f = fit_bucket(r, i, q->req, j, bound);
+
+	if (f == r->nbk)
+		return FW_RTL_INF;
+	if (f != j)
+		t = r->benv[0].t[f];
 	return fw_rtl_list_next_fit(&r->node[i], r->K, q->req, t, q->d,
 				    bound);
 }
