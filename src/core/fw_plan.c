@@ -204,6 +204,16 @@ static void set_holders(struct fw_plan *p, const struct cand *cd,
 	d->holders = p->sh->hold;
 }
 
+/* Whole nodes the plan chose itself (a preemptor's: its victims' nodes,
+ * which the whole-node view still shows busy): exactly those, and the
+ * select plugin may use no others. */
+static uint32_t chosen_whole(struct fw_plan *p)
+{
+	sel_to_nodes(p);
+	fw_bitset_copy(p->allowed, p->nodes);
+	return p->nsel;
+}
+
 /* START_NOW: the nodes, and the outcome the adapter must report. */
 static void conclude_start(struct fw_plan *p, const struct fw_plan_job *j,
 			   enum fw_plan_pass pass, const struct cand *cd,
@@ -216,8 +226,12 @@ static void conclude_start(struct fw_plan *p, const struct fw_plan_job *j,
 	d->reason = FW_REASON_NONE;
 	d->start = p->now;
 	d->end = j->time_limit > 0 ? p->now + j->time_limit : 0;
-	d->nnodes = cd->shared ? choose_shared(p, cd, j, want) :
-		    choose_nodes(p, cd, j, want, true);
+	if (cd->shared)
+		d->nnodes = choose_shared(p, cd, j, want);
+	else if (cd->sel_valid)
+		d->nnodes = chosen_whole(p);
+	else
+		d->nnodes = choose_nodes(p, cd, j, want, true);
 	d->shared = cd->shared;
 	d->allowed = p->allowed;
 	d->nodes = p->nodes;
@@ -251,7 +265,7 @@ static void conclude_later(struct fw_plan *p, const struct fw_plan_job *j,
 		return;
 	}
 	d->kind = FW_PLAN_RESERVED;
-	if (cd->shared)
+	if (cd->shared || cd->sel_valid)
 		sel_to_nodes(p);
 	else
 		choose_nodes(p, cd, j, j->nodes_min, false);

@@ -384,8 +384,11 @@ int fw_plan_add_running_use(struct fw_plan *p, const struct fw_node_use *u,
  * youngest, then the higher job id; preempt_youngest_first: the youngest
  * first, then the higher job id), the fewest a node needs (strict order:
  * the shortest prefix), and starts the job when the victims are gone:
- * now, or after the longest GraceTime among them.  Only jobs that share
- * nodes on a shared cluster preempt (anything else plans as before), and
+ * now, or after the longest GraceTime among them.  On a shared cluster
+ * both jobs that share nodes and jobs that want whole nodes (--exclusive,
+ * OverSubscribe=EXCLUSIVE) preempt; a whole-node job needs every job
+ * still on a chosen node to be one of its victims.  Not a job in an
+ * advanced reservation or with required nodes (they plan as before), and
  * a start later than now only for a protected job.  On a cluster that
  * does not share nodes the job is added as a plain running job.
  */
@@ -397,6 +400,10 @@ struct fw_preempt_run {
 	fw_time_t exempt_until;	/* start + PreemptExemptTime: exempt while
 				   now is before it (0: never exempt) */
 	int64_t grace;		/* GraceTime of its QOS or partition, s */
+	bool whole;		/* it holds its nodes whole (--exclusive,
+				   OverSubscribe=EXCLUSIVE): the uses' amounts
+				   are ignored, it has every resource of its
+				   nodes, and preempting it frees them */
 };
 int fw_plan_add_running_preemptable(struct fw_plan *p,
 				    const struct fw_node_use *u, uint32_t n,

@@ -196,6 +196,8 @@ struct fw_preempt {
 	int32_t *bnd;			/* segment boundaries, scratch */
 	int32_t *slots;			/* starts worth trying, scratch */
 	int64_t *add, *fr;		/* K each */
+	bool whole;			/* the job being decided wants whole
+					   nodes: s->req is set per node */
 };
 
 struct pending {

@@ -33,9 +33,13 @@
  *    jobs of the pass see the space they free.  The whole-node view keeps
  *    their nodes busy until their planned end (never optimistic).
  *
- * Only a job that shares nodes on a shared cluster, outside advanced
- * reservations and without required nodes, preempts; a later start than
- * now only for a protected job (its booking keeps the freed space for it).
+ * On a shared cluster, a job outside advanced reservations and without
+ * required nodes preempts; a later start than now only for a protected
+ * job (its booking keeps the freed space for it).  A job that wants whole
+ * nodes (--exclusive, OverSubscribe=EXCLUSIVE) is priced the same way
+ * with the node's whole capacity as its need, so every job still on a
+ * node it takes must be among its victims.  A preemptable job that holds
+ * whole nodes is booked, and given back, as every resource of them.
  * No global state: everything lives in struct fw_preempt of a plan.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -130,6 +134,46 @@ static void record_holds(struct fw_plan *p, struct fw_preempt *pr,
 	}
 }
 
+/*
+ * A job that holds its nodes whole: the same nodes with every configured
+ * amount of each (a use list that fw_share_use_amounts turns into the
+ * node's capacity), so that it is booked, and released, exactly.  The
+ * GRES counts live in one array after the uses; free the result.
+ */
+static struct fw_node_use *whole_uses(const struct fw_plan *p,
+				      const struct fw_node_use *u,
+				      uint32_t n)
+{
+	const struct fw_cluster *cl = p->cl;
+	uint32_t G = cl->ngres;
+	struct fw_node_use *w = fw_xcalloc(n ? n : 1, sizeof(*w));
+	struct fw_gres_count *g = fw_xcalloc((size_t)n * G + 1, sizeof(*g));
+
+	for (uint32_t k = 0; k < n; k++) {
+		const struct fw_cnode *nd = &cl->nodes[u[k].node];
+
+		w[k].node = u[k].node;
+		w[k].job = u[k].job;
+		w[k].cpus = nd->cpus;
+		w[k].mem_mb = nd->mem_mb;
+		w[k].gpus = nd->gpus;
+		w[k].gres = g + (size_t)k * G;
+		w[k].ngres = G;
+		for (uint32_t x = 0; x < G; x++) {
+			g[(size_t)k * G + x].idx = x;
+			g[(size_t)k * G + x].count = nd->gres ? nd->gres[x] : 0;
+		}
+	}
+	return w;
+}
+
+static void whole_uses_free(struct fw_node_use *w)
+{
+	if (w)
+		free((void *)w[0].gres);
+	free(w);
+}
+
 int fw_plan_add_running_preemptable(struct fw_plan *p,
 				    const struct fw_node_use *u, uint32_t n,
 				    fw_time_t end,
@@ -138,16 +182,23 @@ int fw_plan_add_running_preemptable(struct fw_plan *p,
 				    const struct fw_preempt_run *prun,
 				    struct fw_err *err)
 {
+	struct fw_node_use *wu = NULL;
 	struct fw_preempt *pr;
 	struct pvict *v;
 	int32_t b;
+	int rc;
 
 	if (check_uses(p, u, n, "running job", err) ||
-	    check_victim(u, n, prun, err) ||
-	    fw_plan_add_running_use(p, u, n, end, lics, nlics, err))
+	    check_victim(u, n, prun, err))
 		return -1;
-	if (!p->sh)
-		return 0;	/* whole-node clusters: not preempted (yet) */
+	if (prun->whole && p->sh)
+		u = wu = whole_uses(p, u, n);
+	rc = fw_plan_add_running_use(p, u, n, end, lics, nlics, err);
+	if (rc || !p->sh) {
+		/* whole-node clusters: not preempted (yet) */
+		whole_uses_free(wu);
+		return rc;
+	}
 	pr = pre_get(p);
 	b = end <= 0 ? FW_TL_INF : end_slot(p, end);
 	if (b < 1)
@@ -171,6 +222,7 @@ int fw_plan_add_running_preemptable(struct fw_plan *p,
 	v->first = pr->nh;
 	record_holds(p, pr, pr->nv, u, n);
 	pr->nv++;
+	whole_uses_free(wu);
 	return 0;
 }
 
@@ -386,6 +438,15 @@ static uint32_t fewest(struct fw_plan *p, uint32_t node, int32_t c,
 	return 0;
 }
 
+/* A whole-node job needs all of a node: s->req is that node's capacity
+ * (set before each node is looked at; a job wanting part of nodes has
+ * its own amounts there from fw_share_set_req). */
+static void node_req(struct fw_plan *p, uint32_t node)
+{
+	if (p->pre->whole)
+		fw_share_node_capacity(p->cl, node, p->sh->req);
+}
+
 /*
  * The victims node needs for j over [c, e), appended to pr->pick (rank
  * order): the fewest (preempt_strict_order or preempt_reorder_count=0:
@@ -403,6 +464,7 @@ static bool node_victims(struct fw_plan *p, const struct fw_plan_job *j,
 	pn->node = node;
 	pn->cost = pn->worst = 0;
 	pn->first = pr->npick;
+	node_req(p, node);
 	if (fw_share_fits(p->sh, node, c, e))
 		return true;
 	if (fw_bitset_test(p->sh->inexact, node))
@@ -492,6 +554,7 @@ static bool fits_marked(struct fw_plan *p, uint32_t node, int32_t c,
 	uint32_t base = pr->npick, ns;
 	bool ok;
 
+	node_req(p, node);
 	for (uint32_t k = pr->node_first[node]; k < pr->node_first[node + 1];
 	     k++)
 		if (pr->v[pr->h[pr->by_node[k]].v].stamp == pr->stamp)
@@ -619,9 +682,11 @@ static int32_t run_end(const struct cand *cd, int32_t c)
 static bool preempt_applies(const struct fw_plan *p,
 			    const struct fw_plan_job *j, const struct cand *cd)
 {
+	/* Not cd->shared: a job that wants whole nodes (every job that may
+	 * share nodes is searched on the share layer while the plan has
+	 * preemptable jobs, fw_plan_eval.c). */
 	if (!p->pre || !p->pre->nv || !p->sh || !j->npreempts ||
-	    !cd->shared || cd->reason != FW_REASON_NONE || j->resv >= 0 ||
-	    j->req_nodes)
+	    cd->reason != FW_REASON_NONE || j->resv >= 0 || j->req_nodes)
 		return false;
 	if (cd->kind != FW_PLAN_RESERVED && cd->kind != FW_PLAN_NOT_IN_WINDOW)
 		return false;
@@ -650,7 +715,9 @@ bool preempt_try(struct fw_plan *p, const struct fw_plan_job *j,
 	cmax = pass == FW_PASS_MAIN || !cd->prot ? 0 : p->wslots - 1;
 	ns = start_slots(p, j, c0, cmax);
 	shared_view(p, j);
-	fw_share_set_req(p->sh, j);
+	p->pre->whole = !cd->shared;
+	if (!p->pre->whole)
+		fw_share_set_req(p->sh, j);
 	shared_cand(p, cd, -1);
 	for (uint32_t k = 0; k < ns; k++) {
 		int32_t c = p->pre->slots[k];

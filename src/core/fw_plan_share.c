@@ -36,8 +36,8 @@ struct shr_ent {
 	uint8_t fit, used;
 };
 
-static void node_capacity(const struct fw_cluster *cl, uint32_t i,
-			  int64_t *cap)
+void fw_share_node_capacity(const struct fw_cluster *cl, uint32_t i,
+			    int64_t *cap)
 {
 	const struct fw_cnode *n = &cl->nodes[i];
 
@@ -222,7 +222,7 @@ static struct fw_rtl *replay(struct fw_share *s, struct fw_rtl *r,
 	for (uint32_t i = 0; i < s->cl->nnodes; i++) {
 		if (nodes && !fw_bitset_test(nodes, i))
 			continue;
-		node_capacity(s->cl, i, s->fmin);
+		fw_share_node_capacity(s->cl, i, s->fmin);
 		fw_rtl_set_capacity(r, i, s->fmin);
 		/* The bookings of a reservation's nodes, to put in order. */
 		for (int32_t k = nodes ? s->head[i] : -1; k >= 0;

@@ -84,6 +84,9 @@ bool fw_share_job(const struct fw_cluster *cl, const struct fw_plan_job *j,
 		  int32_t q);
 /* s->req = what j needs on each node. */
 void fw_share_set_req(struct fw_share *s, const struct fw_plan_job *j);
+/* cap = node i's K configured amounts (everything a whole-node job has). */
+void fw_share_node_capacity(const struct fw_cluster *cl, uint32_t i,
+			    int64_t *cap);
 /* out = the K amounts of one node use. */
 void fw_share_use_amounts(const struct fw_share *s,
 			  const struct fw_node_use *u, int64_t *out);

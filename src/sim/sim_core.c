@@ -791,6 +791,8 @@ static void pre_run(const struct sim_rjob *j, struct fw_preempt_run *pr)
 {
 	const struct sim_preempt_job *x = &cj_of(j)->pre;
 
+	memset(pr, 0, sizeof(*pr));
+	pr->whole = !cj_of(j)->shared;	/* all of its nodes, GRES too */
 	pr->cls = (uint32_t)x->cls;
 	pr->prio = x->prio;
 	pr->start = j->out->start;

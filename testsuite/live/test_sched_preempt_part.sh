@@ -17,7 +17,14 @@
 #     Restarts=1); the peer job still waits;
 #  2. cancel mode: eight 1-CPU lowc jobs fill the nodes; a 2-CPU high job
 #     on one node (-N1 -n2) preempts exactly 2 jobs (the fewest: Slurm's
-#     select plugin at least 2), cancelled (PREEMPTED, not requeued).
+#     select plugin at least 2), cancelled (PREEMPTED, not requeued);
+#  3. an --exclusive high job: n1 holds a 1-CPU high job (not preemptable)
+#     and three low2 jobs, n2 four low2 jobs; only n2 can be emptied, so
+#     it starts there within a few seconds by preempting exactly n2's four
+#     jobs (requeued);
+#  4. a scavenger that holds a node whole: n1 is full with four 1-CPU high
+#     jobs, n2 holds one --exclusive low2 job; a 1-CPU high job preempts
+#     that job (requeued) and starts on n2.
 # Fairway must preempt no more jobs than sched/backfill in each part and
 # start each high job no later (a 3-second tolerance for pass timing).
 source "$(dirname "$0")/lib.sh"
@@ -78,6 +85,34 @@ scen() {
   echo "o3_states $(echo $states | tr ' ' '\n' | sort -u | paste -sd,)"
   echo "o3_cancel_log $(grep -c "has been killed to reclaim resources for JobId=$o3\b" "$LOG")"
   scancel -u root; wait_until 30 queue_empty
+
+  local o4 o5 w n2jobs
+  say "3. an --exclusive high job empties the node it can empty"
+  submit -p high -w n1 -n 1 -t 5 --wrap 'sleep 300' > /dev/null
+  for x in 1 2 3; do submit -p low2 -w n1 -n 1 -t 5 --wrap 'sleep 300' > /dev/null; done
+  for x in 1 2 3 4; do submit -p low2 -w n2 -n 1 -t 5 --wrap 'sleep 300' > /dev/null; done
+  wait_until 20 all_running 8
+  n2jobs=$(squeue -h -t R -w n2 -o %i | sort -n | paste -sd' ')
+  t=$(date +%s); o4=$(submit -p high -N 1 --exclusive -t 2 --wrap 'sleep 120')
+  wait_until 30 job_is "$o4" RUNNING
+  echo "o4_delay $(since "$o4" "$t")"
+  echo "o4_preempted $(npre "$o4")"
+  echo "o4_victims_are_n2s $([ "$(preempted_for "$o4")" = "$n2jobs" ] && echo yes || echo "no:$(preempted_for "$o4")/$n2jobs")"
+  echo "o4_node $(node_of "$o4")"
+  scancel -u root; wait_until 30 queue_empty
+
+  say "4. a 1-CPU high job preempts a scavenger that holds n2 whole"
+  for x in 1 2 3 4; do submit -p high -w n1 -n 1 -t 5 --wrap 'sleep 300' > /dev/null; done
+  w=$(submit -p low2 -w n2 -N 1 --exclusive -t 5 --wrap 'sleep 300')
+  wait_until 20 all_running 5
+  t=$(date +%s); o5=$(submit -p high -n 1 -t 2 --wrap 'sleep 120')
+  wait_until 30 job_is "$o5" RUNNING
+  echo "o5_delay $(since "$o5" "$t")"
+  echo "o5_preempted $(npre "$o5")"
+  echo "o5_victim_is_whole $([ "$(preempted_for "$o5")" = "$w" ] && echo yes || echo "no:$(preempted_for "$o5")")"
+  echo "o5_node $(node_of "$o5")"
+  echo "whole_requeued $(job_state "$w") Restarts=$(job_field "$w" Restarts)"
+  scancel -u root; wait_until 30 queue_empty
 }
 
 ref_dir="$FW_LIVE_DIR/fw-pp-ref"
@@ -106,7 +141,9 @@ wait "$refpid"
 
 val() { sed -n "s/^$2 //p" "$1" | head -n1; }
 keys=(filled peer_state o1_delay o1_preempted o1_victim_is_low o1_on_victim_node low_requeued
-  peer_after explain_running o3_delay o3_preempted o3_states o3_cancel_log)
+  peer_after explain_running o3_delay o3_preempted o3_states o3_cancel_log
+  o4_delay o4_preempted o4_victims_are_n2s o4_node o5_delay o5_preempted
+  o5_victim_is_whole o5_node whole_requeued)
 printf '    %-20s %-24s %s\n' observation "sched/backfill" "sched/fairway"
 for k in "${keys[@]}"; do
   printf '    %-20s %-24s %s\n' "$k" "$(val "$out_ref" "$k")" "$(val "$out_fw" "$k")"
@@ -131,7 +168,15 @@ check_eq "... fairway explain: a low2 job may be preempted by partition high" 1 
 check_eq "2. CANCEL: a 2-CPU high job on one node preempts 2 jobs" 2 "$(f o3_preempted)"
 check_eq "... they are cancelled (PREEMPTED), not requeued" PREEMPTED "$(f o3_states)"
 check_eq "... slurmctld's log says killed, not requeued" 2 "$(f o3_cancel_log)"
-for k in o1 o3; do
+check "3. an --exclusive high job starts within 8 s: $(f o4_delay) s (sched/backfill: $(r o4_delay) s)" \
+  bash -c "[[ '$(f o4_delay)' =~ ^[0-9]+$ ]] && [ '$(f o4_delay)' -le 8 ]"
+check_eq "... on n2, the node without a job it may not preempt" n2 "$(f o4_node)"
+check_eq "... by preempting exactly n2's four jobs" "4 yes" "$(f o4_preempted) $(f o4_victims_are_n2s)"
+check "4. a high job preempts a whole-node scavenger within 8 s: $(f o5_delay) s (sched/backfill: $(r o5_delay) s)" \
+  bash -c "[[ '$(f o5_delay)' =~ ^[0-9]+$ ]] && [ '$(f o5_delay)' -le 8 ]"
+check_eq "... exactly that job, on n2" "1 yes n2" "$(f o5_preempted) $(f o5_victim_is_whole) $(f o5_node)"
+check_eq "... which is requeued" "PENDING Restarts=1" "$(f whole_requeued)"
+for k in o1 o3 o4 o5; do
   check "$k: Fairway preempts no more jobs than sched/backfill ($(f ${k}_preempted) vs $(r ${k}_preempted))" \
     no_more "$(f ${k}_preempted)" "$(r ${k}_preempted)"
   check "$k: Fairway starts the high job no later (+3 s) than sched/backfill ($(f ${k}_delay) vs $(r ${k}_delay) s)" \

@@ -410,6 +410,7 @@ static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 		struct fw_preempt_run pr;
 		uint32_t nl, nu;
 		fw_time_t end;
+		bool use;
 		int rc;
 
 		if (!(IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job)) ||
@@ -423,15 +424,16 @@ static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 		/* Suspended jobs too: they keep their memory, and resume.
 		 * A preemption candidate counts as freeable for the jobs
 		 * that may preempt it (the planner only preempts on a
-		 * shared cluster, per node amounts). */
-		if (sf.cluster->shared && !holds_whole_nodes(job) &&
-		    job_use(p, job, &nu))
-			rc = sf_preempt_run(job, &pr) ?
-				fw_plan_add_running_preemptable(
-					p->plan, p->use, nu, end, lics, nl,
-					&pr, &err) :
-				fw_plan_add_running_use(p->plan, p->use, nu,
-							end, lics, nl, &err);
+		 * shared cluster, per node amounts; one that holds whole
+		 * nodes frees them whole). */
+		use = sf.cluster->shared && job_use(p, job, &nu);
+		if (use && sf_preempt_run(job, &pr)) {
+			pr.whole = holds_whole_nodes(job);
+			rc = fw_plan_add_running_preemptable(
+				p->plan, p->use, nu, end, lics, nl, &pr, &err);
+		} else if (use && !holds_whole_nodes(job))
+			rc = fw_plan_add_running_use(p->plan, p->use, nu,
+						     end, lics, nl, &err);
 		else
 			rc = fw_plan_add_running(p->plan, tmp, end, lics, nl,
 						 &err);
