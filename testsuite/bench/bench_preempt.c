@@ -18,7 +18,10 @@
  * running jobs, no job may preempt) is timed for comparison.  Each figure
  * is the median of REPS runs (default 7) of plan set-up plus the pass.
  *
- * Usage: bench_preempt [REPS]
+ * With "fill", the live rig's state instead: every node entirely held by
+ * one preemptable 64-CPU job (120 min), nothing else running.
+ *
+ * Usage: bench_preempt [REPS] [fill]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -140,6 +143,16 @@ static void make_running(struct world *w, struct rng *r)
 	}
 }
 
+/* The live rig's state (contrib/perf/measure.sh --preempt): every node
+ * entirely held by one preemptable 64-CPU fill job of 120 minutes. */
+static void make_running_fill(struct world *w, struct rng *r)
+{
+	w->run = calloc(NNODES, sizeof(*w->run));
+	for (uint32_t i = 0; i < NNODES; i++)
+		add_run(w, i, 64, NOW - 60 * (fw_time_t)rnd(r, 5),
+			NOW + 120 * 60, true);
+}
+
 static void make_queue(struct world *w, struct rng *r)
 {
 	w->jobs = calloc(NPEND, sizeof(*w->jobs));
@@ -242,6 +255,7 @@ static void median_of(const struct world *w, const struct fw_plan_conf *conf,
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 7;
+	bool fill = argc > 2 && !strcmp(argv[2], "fill");
 	struct fw_plan_conf *conf = fw_plan_conf_new();
 	struct rng r = { 16 };
 	struct world w;
@@ -250,7 +264,10 @@ int main(int argc, char **argv)
 		reps = 1;
 	memset(&w, 0, sizeof(w));
 	w.cl = make_cluster();
-	make_running(&w, &r);
+	if (fill)
+		make_running_fill(&w, &r);
+	else
+		make_running(&w, &r);
 	make_queue(&w, &r);
 	fw_plan_sort(w.cl, w.jobs, w.njobs);
 	median_of(&w, conf, true, reps, "backfill preemption");
