@@ -24,7 +24,14 @@
 #     jobs (requeued);
 #  4. a scavenger that holds a node whole: n1 is full with four 1-CPU high
 #     jobs, n2 holds one --exclusive low2 job; a 1-CPU high job preempts
-#     that job (requeued) and starts on n2.
+#     that job (requeued) and starts on n2;
+#  5. SchedulerParameters preempt_youngest_first, added with a slurmctld
+#     restart (Slurm 22.05's preempt.c reads it once, at its first init,
+#     so a reconfigure would change Fairway's order but not Slurm's):
+#     the fill of part 1 placed by hand (three low2 jobs and the low job
+#     on n1, four low2 jobs on n2, the last one started 2 s after the
+#     others); a 1-CPU high job now preempts that youngest job on n2, not
+#     the low job on n1 (Slurm's order: start time only, youngest first).
 # Fairway must preempt no more jobs than sched/backfill in each part and
 # start each high job no later (a 3-second tolerance for pass timing).
 source "$(dirname "$0")/lib.sh"
@@ -113,6 +120,28 @@ scen() {
   echo "o5_node $(node_of "$o5")"
   echo "whole_requeued $(job_state "$w") Restarts=$(job_field "$w" Restarts)"
   scancel -u root; wait_until 30 queue_empty
+
+  local l5 y o6
+  say "5. preempt_youngest_first (slurmctld restarted): the youngest job goes"
+  sed -i '/^SchedulerParameters=/ s/$/,preempt_youngest_first/' "$SLURM_CONF"
+  restart_ctld || echo "restart_failed"
+  wait_until 30 bash -c 'sinfo -h -o %T | grep -qv -E "down|unk"'
+  for x in 1 2 3; do submit -p low2 -w n1 -n 1 -t 5 --wrap 'sleep 300' > /dev/null; done
+  wait_until 15 all_running 3
+  l5=$(submit -p low -w n1 -n 1 -t 5 --wrap 'sleep 300')
+  for x in 1 2 3; do submit -p low2 -w n2 -n 1 -t 5 --wrap 'sleep 300' > /dev/null; done
+  wait_until 15 all_running 7
+  sleep 2
+  y=$(submit -p low2 -w n2 -n 1 -t 5 --wrap 'sleep 300')
+  wait_until 15 all_running 8
+  t=$(date +%s); o6=$(submit -p high -n 1 -t 2 --wrap 'sleep 120')
+  wait_until 30 job_is "$o6" RUNNING
+  echo "o6_nodes high:$(node_of "$o6") youngest:$(node_of "$y") low:$(node_of "$l5")"
+  echo "o6_delay $(since "$o6" "$t")"
+  echo "o6_preempted $(npre "$o6")"
+  echo "o6_victim $([ "$(preempted_for "$o6")" = "$y" ] && echo youngest ||
+    { [ "$(preempted_for "$o6")" = "$l5" ] && echo low || echo "other:$(preempted_for "$o6")"; })"
+  scancel -u root; wait_until 30 queue_empty
 }
 
 ref_dir="$FW_LIVE_DIR/fw-pp-ref"
@@ -133,6 +162,7 @@ check "sched/fairway accepts preempt/partition_prio (no refusal in the log)" \
 
 out_ref="$ref_dir/scen.out"; out_fw="$_cluster_dir/scen.out"
 ( export SLURM_CONF="$ref_dir/etc/slurm.conf"; JOBDIR="$ref_dir/jobs" FW_EXPLAIN=0
+  _cluster_dir=$ref_dir
   LOG="$ref_dir/log/slurmctld.log"
   mkdir -p "$JOBDIR"; chmod 1777 "$JOBDIR"; scen > "$out_ref" 2>&1 ) &
 refpid=$!
@@ -143,7 +173,7 @@ val() { sed -n "s/^$2 //p" "$1" | head -n1; }
 keys=(filled peer_state o1_delay o1_preempted o1_victim_is_low o1_on_victim_node low_requeued
   peer_after explain_running o3_delay o3_preempted o3_states o3_cancel_log
   o4_delay o4_preempted o4_victims_are_n2s o4_node o5_delay o5_preempted
-  o5_victim_is_whole o5_node whole_requeued)
+  o5_victim_is_whole o5_node whole_requeued o6_nodes o6_delay o6_preempted o6_victim)
 printf '    %-20s %-24s %s\n' observation "sched/backfill" "sched/fairway"
 for k in "${keys[@]}"; do
   printf '    %-20s %-24s %s\n' "$k" "$(val "$out_ref" "$k")" "$(val "$out_fw" "$k")"
@@ -176,7 +206,10 @@ check "4. a high job preempts a whole-node scavenger within 8 s: $(f o5_delay) s
   bash -c "[[ '$(f o5_delay)' =~ ^[0-9]+$ ]] && [ '$(f o5_delay)' -le 8 ]"
 check_eq "... exactly that job, on n2" "1 yes n2" "$(f o5_preempted) $(f o5_victim_is_whole) $(f o5_node)"
 check_eq "... which is requeued" "PENDING Restarts=1" "$(f whole_requeued)"
-for k in o1 o3 o4 o5; do
+check_eq "5. preempt_youngest_first: the high job preempts one job, the youngest (not the low one)" \
+  "1 youngest" "$(f o6_preempted) $(f o6_victim)"
+check_eq "... as sched/backfill's select plugin does" "$(r o6_victim)" "$(f o6_victim)"
+for k in o1 o3 o4 o5 o6; do
   check "$k: Fairway preempts no more jobs than sched/backfill ($(f ${k}_preempted) vs $(r ${k}_preempted))" \
     no_more "$(f ${k}_preempted)" "$(r ${k}_preempted)"
   check "$k: Fairway starts the high job no later (+3 s) than sched/backfill ($(f ${k}_delay) vs $(r ${k}_delay) s)" \
