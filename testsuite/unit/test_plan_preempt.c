@@ -158,6 +158,18 @@ static enum fw_plan_kind decide(struct world *w, const struct fw_plan_job *j,
 	return d->kind;
 }
 
+/* j is reserved at start, preempting nobody. */
+static void waits_unpreempting(struct world *w, const struct fw_plan_job *j,
+			       fw_time_t start)
+{
+	struct fw_plan_decision d;
+
+	ck_assert_int_eq(decide(w, j, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, start);
+	ck_assert_int_eq(d.nvictims, 0);
+}
+
 /* ------------------------------------------------------- hand-worked */
 
 /* n1 is full with two scavenger jobs of 4 CPUs until +10 h (101 started
@@ -286,23 +298,31 @@ END_TEST
  * for an hour).  Without the scavengers' class in its list the owner
  * waits until a node is empty: +10 h (both nodes' scavengers end then),
  * no victim. */
-START_TEST(exclusive_owner_empties_a_node)
+/* Two 8-CPU nodes: n1 with scavenger 101 (4 CPUs) and plain job 201 (2
+ * CPUs, until +2 h), n2 with scavengers 102 (2 CPUs) and 103 (3 CPUs). */
+static void excl_world(struct world *w)
 {
 	struct vic a = { 101, 0, 4, SCAV, 10, NOW - 2 * H, NOW + 10 * H, 0, 0 };
 	struct vic b = { 102, 1, 2, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
 	struct vic c = { 103, 1, 3, SCAV, 10, NOW - 30 * MIN, NOW + 10 * H,
 			 0, 0 };
+
+	world_new(w, 2);
+	add_vic(w, &a);
+	add_plain(w, 201, 0, 2, NOW + 2 * H);
+	add_vic(w, &b);
+	add_vic(w, &c);
+}
+
+START_TEST(exclusive_owner_empties_a_node)
+{
 	struct fw_plan_job own = pjob(1, 900, 1, H, p_scav, 1);
 	struct fw_plan_job small = pjob(2, 100, 1, 10 * MIN, NULL, 0);
 	struct fw_plan_decision d;
 	struct world w;
 
 	own.exclusive = true;
-	world_new(&w, 2);
-	add_vic(&w, &a);
-	add_plain(&w, 201, 0, 2, NOW + 2 * H);
-	add_vic(&w, &b);
-	add_vic(&w, &c);
+	excl_world(&w);
 	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
 			 FW_PLAN_START_NOW);
 	ck_assert(!d.shared);
@@ -322,15 +342,8 @@ START_TEST(exclusive_owner_empties_a_node)
 
 	own.npreempts = 0;
 	own.preempts = NULL;
-	world_new(&w, 2);
-	add_vic(&w, &a);
-	add_plain(&w, 201, 0, 2, NOW + 2 * H);
-	add_vic(&w, &b);
-	add_vic(&w, &c);
-	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
-			 FW_PLAN_RESERVED);
-	ck_assert_int_eq(d.start, NOW + 10 * H);
-	ck_assert_int_eq(d.nvictims, 0);
+	excl_world(&w);
+	waits_unpreempting(&w, &own, NOW + 10 * H);
 	world_free(&w);
 }
 END_TEST
@@ -346,7 +359,6 @@ START_TEST(exclusive_owner_waits_for_plain_jobs)
 	struct vic a = { 103, 0, 6, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
 	struct vic b = { 104, 1, 6, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
 	struct fw_plan_job own = pjob(1, 900, 1, H, p_scav, 1);
-	struct fw_plan_decision d;
 	struct world w;
 
 	own.exclusive = true;
@@ -355,10 +367,7 @@ START_TEST(exclusive_owner_waits_for_plain_jobs)
 	add_plain(&w, 202, 1, 1, NOW + H);
 	add_vic(&w, &a);
 	add_vic(&w, &b);
-	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
-			 FW_PLAN_RESERVED);
-	ck_assert_int_eq(d.start, NOW + 10 * H);
-	ck_assert_int_eq(d.nvictims, 0);
+	waits_unpreempting(&w, &own, NOW + 10 * H);
 	world_free(&w);
 }
 END_TEST
@@ -425,10 +434,7 @@ START_TEST(exempt_jobs_are_skipped)
 	world_new(&w, 1);
 	add_vic(&w, &a);
 	add_vic(&w, &b);
-	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
-			 FW_PLAN_RESERVED);
-	ck_assert_int_eq(d.start, NOW + 2 * H);
-	ck_assert_int_eq(d.nvictims, 0);
+	waits_unpreempting(&w, &own, NOW + 2 * H);
 	world_free(&w);
 }
 END_TEST
