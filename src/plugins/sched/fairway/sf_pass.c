@@ -1587,22 +1587,23 @@ static uint32_t signalled_victims(const struct fw_plan_decision *d,
 				  time_t t0, uint32_t *out, uint32_t max)
 {
 	list_itr_t *it = list_iterator_create(job_list);
+	bitstr_t *planned = bit_alloc(node_record_count);
 	job_record_t *j;
 	uint32_t n = 0;
 
+	/* One word-wise overlap test per signalled job: t0 has whole
+	 * seconds, so every job preempted earlier in the same second is a
+	 * candidate, and a bit-by-bit walk to the last node for each of
+	 * them showed in the 2,000-node preemption rig's profile. */
+	sf_bits_to_slurm(planned, d->nodes);
 	while ((j = list_next(it)) && n < max) {
-		int64_t i;
-
 		if (!j->preempt_time || j->preempt_time < t0 || !j->node_bitmap)
 			continue;
-		for (i = bit_ffs(j->node_bitmap); i >= 0 && i < node_record_count; i++)
-			if (bit_test(j->node_bitmap, i) &&
-			    fw_bitset_test(d->nodes, (uint32_t)i))
-				break;
-		if (i >= 0 && i < node_record_count)
+		if (bit_overlap_any(j->node_bitmap, planned))
 			out[n++] = j->job_id;
 	}
 	list_iterator_destroy(it);
+	FREE_NULL_BITMAP(planned);
 	return n;
 }
 
