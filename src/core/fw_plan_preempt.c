@@ -136,34 +136,36 @@ static void record_holds(struct fw_plan *p, struct fw_preempt *pr,
 
 /*
  * A job that holds its nodes whole: the same nodes with every configured
- * amount of each (a use list that fw_share_use_amounts turns into the
- * node's capacity), so that it is booked, and released, exactly.  The
- * GRES counts live in one array after the uses; free the result.
+ * amount of each (fw_share_node_capacity as a use list, which
+ * fw_share_use_amounts turns back into it), so that it is booked, and
+ * released, exactly.  The GRES counts live in one array after the uses;
+ * free the result (p->sh must exist).
  */
 static struct fw_node_use *whole_uses(const struct fw_plan *p,
 				      const struct fw_node_use *u,
 				      uint32_t n)
 {
-	const struct fw_cluster *cl = p->cl;
-	uint32_t G = cl->ngres;
+	uint32_t G = p->cl->ngres;
 	struct fw_node_use *w = fw_xcalloc(n ? n : 1, sizeof(*w));
 	struct fw_gres_count *g = fw_xcalloc((size_t)n * G + 1, sizeof(*g));
+	int64_t *cap = fw_xmalloc(p->sh->K * sizeof(int64_t));
 
 	for (uint32_t k = 0; k < n; k++) {
-		const struct fw_cnode *nd = &cl->nodes[u[k].node];
-
+		fw_share_node_capacity(p->cl, u[k].node, cap);
 		w[k].node = u[k].node;
 		w[k].job = u[k].job;
-		w[k].cpus = nd->cpus;
-		w[k].mem_mb = nd->mem_mb;
-		w[k].gpus = nd->gpus;
+		w[k].cpus = (uint32_t)cap[FW_SHR_CPU];
+		w[k].mem_mb = (uint64_t)cap[FW_SHR_MEM];
+		w[k].gpus = (uint32_t)cap[FW_SHR_GPU];
 		w[k].gres = g + (size_t)k * G;
 		w[k].ngres = G;
 		for (uint32_t x = 0; x < G; x++) {
 			g[(size_t)k * G + x].idx = x;
-			g[(size_t)k * G + x].count = nd->gres ? nd->gres[x] : 0;
+			g[(size_t)k * G + x].count =
+				(uint64_t)cap[FW_SHR_GRES0 + x];
 		}
 	}
+	free(cap);
 	return w;
 }
 

@@ -410,7 +410,7 @@ static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 		struct fw_preempt_run pr;
 		uint32_t nl, nu;
 		fw_time_t end;
-		bool use;
+		bool pre, whole;
 		int rc;
 
 		if (!(IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job)) ||
@@ -426,15 +426,23 @@ static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 		 * that may preempt it (the planner only preempts on a
 		 * shared cluster, per node amounts; one that holds whole
 		 * nodes frees them whole). */
-		use = sf.cluster->shared && job_use(p, job, &nu);
-		if (use && sf_preempt_run(job, &pr)) {
-			pr.whole = holds_whole_nodes(job);
-			rc = fw_plan_add_running_preemptable(
-				p->plan, p->use, nu, end, lics, nl, &pr, &err);
-		} else if (use && !holds_whole_nodes(job))
-			rc = fw_plan_add_running_use(p->plan, p->use, nu,
-						     end, lics, nl, &err);
-		else
+		pre = sf.cluster->shared && sf_preempt_run(job, &pr);
+		whole = holds_whole_nodes(job);
+		/* Per-node uses only where the plan needs them: a job that
+		 * holds whole nodes and may not be preempted is whole. */
+		if (sf.cluster->shared && (pre || !whole) &&
+		    job_use(p, job, &nu)) {
+			if (pre) {
+				pr.whole = whole;
+				rc = fw_plan_add_running_preemptable(
+					p->plan, p->use, nu, end, lics, nl,
+					&pr, &err);
+			} else {
+				rc = fw_plan_add_running_use(
+					p->plan, p->use, nu, end, lics, nl,
+					&err);
+			}
+		} else
 			rc = fw_plan_add_running(p->plan, tmp, end, lics, nl,
 						 &err);
 		if (rc)
