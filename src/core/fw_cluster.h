@@ -97,6 +97,8 @@ struct fw_cluster {
 	uint32_t nnodes, nparts, nlics, ntypes, nislands, ngres;
 	bool shared;		/* nodes are shared between jobs (select/
 				   cons_tres): see fw_cluster_set_shared() */
+	bool whole_jobs;	/* planned per node, every job on whole
+				   nodes: fw_cluster_set_whole_jobs() */
 	char **gres_names;	/* "gpu:a100", "shard", "tmpdisk", ... */
 	struct fw_cnode *nodes;
 	struct fw_cpart *parts;
@@ -142,6 +144,16 @@ int32_t fw_cluster_gres_index(const struct fw_cluster *c, const char *name);
  */
 int fw_cluster_set_shared(struct fw_cluster *c, bool shared,
 			  struct fw_err *err);
+/*
+ * Every job gets whole nodes (select/linear), but plan per node anyway:
+ * the per-node layer is what lets a preempted job's nodes go to the job
+ * that preempts it, so select/linear clusters with preemption use it.
+ * Sets shared planning; every pending job is then planned as exclusive
+ * (fw_share_job() is false), and the caller adds running jobs on whole
+ * nodes (fw_plan_add_running, or fw_preempt_run.whole for victims).
+ * Before fw_cluster_finalize().
+ */
+int fw_cluster_set_whole_jobs(struct fw_cluster *c, struct fw_err *err);
 /* Derive islands and node types; no more additions afterwards. */
 int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err);
 int32_t fw_cluster_node_index(const struct fw_cluster *c, const char *name);

@@ -295,6 +295,16 @@ int fw_cluster_set_shared(struct fw_cluster *c, bool shared,
 	if (frozen(c, "cluster", NULL, err))
 		return -1;
 	c->shared = shared;
+	c->whole_jobs = false;
+	return 0;
+}
+
+int fw_cluster_set_whole_jobs(struct fw_cluster *c, struct fw_err *err)
+{
+	if (frozen(c, "cluster", NULL, err))
+		return -1;
+	c->shared = true;
+	c->whole_jobs = true;
 	return 0;
 }
 

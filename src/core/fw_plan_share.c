@@ -98,7 +98,8 @@ void fw_share_free(struct fw_share *s)
 bool fw_share_job(const struct fw_cluster *cl, const struct fw_plan_job *j,
 		  int32_t q)
 {
-	return cl->shared && !j->exclusive && !cl->parts[q].whole_nodes;
+	return cl->shared && !cl->whole_jobs && !j->exclusive &&
+	       !cl->parts[q].whole_nodes;
 }
 
 void fw_share_set_req(struct fw_share *s, const struct fw_plan_job *j)

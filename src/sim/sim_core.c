@@ -221,7 +221,11 @@ static int build_cluster(struct sim_core *k, struct fw_err *err)
 		if (fw_cluster_add_license(k->cl, c->lic[i].name, c->lic[i].count,
 					   err) < 0)
 			return -1;
-	if (fw_cluster_set_shared(k->cl, !c->whole_nodes, err))
+	/* select/linear with preemption is planned per node, every job on
+	   whole nodes (fw_cluster_set_whole_jobs), as sched/fairway does */
+	if (c->whole_nodes && sim_preempt_on(&k->pre) ?
+	    fw_cluster_set_whole_jobs(k->cl, err) :
+	    fw_cluster_set_shared(k->cl, !c->whole_nodes, err))
 		return -1;
 	return fw_cluster_finalize(k->cl, err);
 }
@@ -296,6 +300,9 @@ int sim_core_finish(struct sim_core *k, struct fw_err *err)
 	    fw_config_finish(k->cfg, err) != 0)
 		return -1;
 	apply_policy(k);
+	/* before the cluster: preemption decides how select/linear is planned */
+	if (sim_preempt_init(&k->pre, k->c, k->a, err))
+		return -1;
 	if (build_cluster(k, err))
 		return -1;
 	k->tree = fw_fs_tree_new(k->fs);
@@ -310,8 +317,6 @@ int sim_core_finish(struct sim_core *k, struct fw_err *err)
 	index_default_accounts(k);
 	k->accrue = fw_accrue_new(k->prio);
 	k->prio_static = fw_prio_time_invariant(k->prio);
-	if (sim_preempt_init(&k->pre, k->c, k->a, err))
-		return -1;
 	k->finished = true;
 	return 0;
 }
@@ -773,7 +778,7 @@ size_t sim_core_never(const struct sim_core *k, struct sim_rjob ***jobs,
 static bool preemptable(const struct sim_core *k, const struct sim_rjob *j)
 {
 	return sim_preempt_on(&k->pre) && cj_of(j)->pre.cls >= 0 &&
-	       !j->preempt_end && !k->c->whole_nodes;
+	       !j->preempt_end;
 }
 
 /* Remember a preemptable job of this plan (victim ids map back here). */

@@ -839,6 +839,50 @@ START_TEST(preempt_requeue_youngest)
 END_TEST
 
 /*
+ * select/linear: every job holds whole nodes.  Two 1-CPU scavenger jobs
+ * of 10 h (submitted 10 s apart) hold n1 and n2 whole; a 1-CPU owner job
+ * of 1 h arrives at 1 h.  It needs a whole node, so it preempts the
+ * youngest victim (2, on n2) and starts at once there.  Work lost: the
+ * 4 CPUs of n2 (select/linear allocates them all) x (3600 - 10) s.
+ * Requeued, 2 is held until 1 h + 1201 s and then waits for 3 to end at
+ * 2 h: it runs 2 h - 12 h.  On select/cons_tres the owner job fits beside
+ * job 1 and preempts nobody.
+ */
+static const char linear_jobs[] =
+	"id,submit,partition,cpus,time_limit_s,run_time_s\n"
+	"1,1704067200,scav,1,43200,36000\n"
+	"2,1704067210,scav,1,43200,36000\n"
+	"3,1704070800,owner,1,3600,3600\n";
+
+START_TEST(preempt_linear_whole_nodes)
+{
+	struct run x;
+
+	run_or_abort(&x, PREEMPT_PART_CONF("", "SelectType=select/linear\n"),
+		     NULL, linear_jobs);
+	ck_assert_int_eq(job(&x, 1)->start, T0);
+	ck_assert_uint_eq(job(&x, 1)->node[0], 0);
+	ck_assert_uint_eq(job(&x, 2)->node[0], 1);
+	ck_assert_int_eq(job(&x, 3)->start, T0 + H);
+	ck_assert_uint_eq(job(&x, 3)->node[0], 1);
+	ck_assert_uint_eq(job(&x, 1)->preempted, 0);
+	ck_assert_uint_eq(job(&x, 2)->preempted, 1);
+	ck_assert_uint_eq(x.m.preemptions, 1);
+	ck_assert_double_eq_tol(job(&x, 2)->work_lost, 4.0 * 3590, 1e-9);
+	ck_assert_int_eq(job(&x, 2)->start, T0 + 2 * H);
+	ck_assert_int_eq(job(&x, 2)->end, T0 + 12 * H);
+	ck_assert_int_eq(job(&x, 1)->end, T0 + 10 * H);
+	ck_assert_uint_eq(x.m.done, 3);
+	run_free(&x);
+
+	run_or_abort(&x, PREEMPT_PART_CONF("", ""), NULL, linear_jobs);
+	ck_assert_int_eq(job(&x, 3)->start, T0 + H);
+	ck_assert_uint_eq(x.m.preemptions, 0);
+	run_free(&x);
+}
+END_TEST
+
+/*
  * GraceTime=300 on the scavenger partition: the victims run on until
  * 1 h 5 min (a whole bf_resolution slot: no rounding), the owner job
  * starts then; the runs lost are 300 s longer: 2 x 3880 + 2 x 3870.
@@ -1002,8 +1046,9 @@ struct occ_run {
 	uint64_t cpus, mem;
 };
 
-/* Every run of x (the final ones and the preempted ones). */
-static size_t occ_runs(const struct run *x, struct occ_run *o)
+/* Every run of x (the final ones and the preempted ones); with whole,
+ * each run holds all of its nodes' 8 CPUs and 16 GB (select/linear). */
+static size_t occ_runs(const struct run *x, struct occ_run *o, bool whole)
 {
 	size_t n = 0;
 
@@ -1025,14 +1070,18 @@ static size_t occ_runs(const struct run *x, struct occ_run *o)
 			(t->cpus + p->nodes - 1) / p->nodes,
 			(t->mem_mb + p->nodes - 1) / p->nodes };
 	}
+	for (size_t i = 0; whole && i < n; i++) {
+		o[i].cpus = 8;
+		o[i].mem = 16000;
+	}
 	return n;
 }
 
 /* At every run's start, no node of it holds more than 8 CPUs / 16 GB. */
-static void check_no_oversubscription(const struct run *x)
+static void check_no_oversubscription(const struct run *x, bool whole)
 {
 	struct occ_run *o = fw_xcalloc(x->r.n + x->r.nprun + 1, sizeof(*o));
-	size_t n = occ_runs(x, o);
+	size_t n = occ_runs(x, o, whole);
 
 	for (size_t a = 0; a < n; a++)
 		for (uint32_t u = 0; u < o[a].nodes; u++) {
@@ -1066,7 +1115,8 @@ START_TEST(preempt_random_never_oversubscribes)
 {
 	/* GraceTime 0 (victims go at once, the job starts now) and 120 s
 	   (the job is reserved until they are gone). */
-#define RANDOM_CONF(grace)                                                  \
+#define RANDOM_CONF(grace, select)                                          \
+		select                                                       \
 		"PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n"  \
 		"PreemptExemptTime=5\n"                                      \
 		"NodeName=n[1-5] CPUs=8 RealMemory=16000\n"                  \
@@ -1074,14 +1124,19 @@ START_TEST(preempt_random_never_oversubscribes)
 		"PriorityTier=1 GraceTime=" #grace "\n"                      \
 		"PartitionName=owner Nodes=n[1-5] MaxTime=1-0 PriorityTier=10\n" \
 		"PriorityWeightAge=1000\nPriorityWeightJobSize=100\n"
-	static const char *const conf[] = { RANDOM_CONF(0), RANDOM_CONF(120) };
-	static const int64_t grace[] = { 0, 120 };
+	/* ... on shared nodes and on select/linear (whole nodes) */
+	static const char *const conf[] = {
+		RANDOM_CONF(0, ""), RANDOM_CONF(120, ""),
+		RANDOM_CONF(0, "SelectType=select/linear\n"),
+		RANDOM_CONF(120, "SelectType=select/linear\n"),
+	};
+	static const int64_t grace[] = { 0, 120, 0, 120 };
 	static const enum sim_policy pol[] = {
 		SIM_POLICY_FAIRWAY, SIM_POLICY_FIFO, SIM_POLICY_EASY,
 		SIM_POLICY_CONSERVATIVE,
 	};
 	unsigned seed = 23;
-	uint64_t preempted[2] = { 0, 0 };
+	uint64_t preempted[4] = { 0, 0, 0, 0 };
 	struct fw_buf csv = { 0 };
 
 	fw_buf_printf(&csv, "id,submit,partition,cpus,mem,time_limit_s,run_time_s\n");
@@ -1096,7 +1151,7 @@ START_TEST(preempt_random_never_oversubscribes)
 			      1000 * (1 + rand_r(&seed) % 12), lim,
 			      1 + rand_r(&seed) % lim);
 	}
-	for (size_t ci = 0; ci < 2; ci++)
+	for (size_t ci = 0; ci < 4; ci++)
 	for (size_t pi = 0; pi < sizeof(pol) / sizeof(pol[0]); pi++) {
 		struct sim_options o = { .policy = pol[pi] };
 		struct run x;
@@ -1106,7 +1161,7 @@ START_TEST(preempt_random_never_oversubscribes)
 		if (run_case(&x, conf[ci], NULL, csv.s, &o, &e))
 			ck_abort_msg("%s", fw_err_str(&e, buf, sizeof(buf)));
 		ck_assert_uint_eq(x.m.done, 150);
-		check_no_oversubscription(&x);
+		check_no_oversubscription(&x, ci >= 2);
 		for (size_t i = 0; i < x.r.nprun; i++) {
 			const struct sim_prun *p = &x.r.prun[i];
 
@@ -1119,8 +1174,8 @@ START_TEST(preempt_random_never_oversubscribes)
 		ck_assert_uint_eq(x.m.preemptions, x.r.nprun);
 		run_free(&x);
 	}
-	ck_assert_uint_gt(preempted[0], 0);
-	ck_assert_uint_gt(preempted[1], 0);
+	for (size_t ci = 0; ci < 4; ci++)
+		ck_assert_uint_gt(preempted[ci], 0);
 	fw_buf_free(&csv);
 #undef RANDOM_CONF
 }
@@ -1149,6 +1204,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, shared_nodes_memory_bound);
 	tcase_add_test(tc, shared_random_never_oversubscribes);
 	tcase_add_test(tc, preempt_requeue_youngest);
+	tcase_add_test(tc, preempt_linear_whole_nodes);
 	tcase_add_test(tc, preempt_grace_delays_the_start);
 	tcase_add_test(tc, preempt_exempt_time_protects_young_jobs);
 	tcase_add_test(tc, preempt_qos_cancel_and_non_preempting_qos);

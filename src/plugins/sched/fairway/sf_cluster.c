@@ -330,7 +330,7 @@ static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 			d.name = n->name;
 			d.cpus = n->cpus;
 			d.mem_mb = n->real_memory;
-			if (c->shared) {
+			if (c->shared && !c->whole_jobs) {
 				/* what cons_tres hands out: no specialised
 				 * cores, no MemSpecLimit */
 				if (n->cpus_efctv && n->cpus_efctv < n->cpus)
@@ -423,6 +423,26 @@ static bool select_shares_nodes(void)
 	return t && (xstrcasestr(t, "cons_tres") || xstrcasestr(t, "cons_res"));
 }
 
+/*
+ * How the planner sees nodes: per node on cons_tres/cons_res; on
+ * select/linear by whole nodes, unless preemption is planned, which
+ * needs the per-node layer to give a victim's nodes to the job that
+ * preempts it (fw_cluster_set_whole_jobs: every job still whole).
+ */
+static int set_node_model(struct fw_cluster *c, struct fw_err *err)
+{
+	if (select_shares_nodes())
+		return fw_cluster_set_shared(c, true, err);
+	if (sf.preempt != SF_PREEMPT_NONE)
+		return fw_cluster_set_whole_jobs(c, err);
+	return fw_cluster_set_shared(c, false, err);
+}
+
+bool sf_select_shares(void)
+{
+	return sf.cluster && sf.cluster->shared && !sf.cluster->whole_jobs;
+}
+
 uint16_t sf_part_cr_type(const part_record_t *part)
 {
 	uint16_t cr = slurm_conf.select_type_param;
@@ -506,8 +526,7 @@ int sf_cluster_refresh(struct fw_err *err)
 	    sf.cluster->nnodes == (uint32_t)node_record_count)
 		return 0;
 	c = fw_cluster_new();
-	if (register_gres(c, err) ||
-	    fw_cluster_set_shared(c, select_shares_nodes(), err) ||
+	if (register_gres(c, err) || set_node_model(c, err) ||
 	    add_nodes(c, err) || add_partitions(c, err) ||
 	    add_licenses(c, err)) {
 		fw_cluster_free(c);
@@ -517,8 +536,12 @@ int sf_cluster_refresh(struct fw_err *err)
 		/* Too many GRES to plan per node: plan whole nodes, as
 		 * before shared planning existed, and say why. */
 		fw_log_err(PLUGIN, err);
-		error("%s: %s shares nodes, but sched/fairway plans whole nodes",
-		      PLUGIN, slurm_conf.select_type);
+		if (c->whole_jobs)
+			error("%s: %s: sched/fairway plans no preemption",
+			      PLUGIN, slurm_conf.select_type);
+		else
+			error("%s: %s shares nodes, but sched/fairway plans whole nodes",
+			      PLUGIN, slurm_conf.select_type);
 		if (!fw_cluster_set_shared(c, false, err))
 			fw_cluster_finalize(c, err);
 	}
@@ -526,7 +549,7 @@ int sf_cluster_refresh(struct fw_err *err)
 		fw_cluster_free(c);
 		return -1;
 	}
-	if (c->shared)
+	if (c->shared && !c->whole_jobs)
 		shared_part_info(c);
 	fw_cluster_free(sf.cluster);
 	sf.cluster = c;

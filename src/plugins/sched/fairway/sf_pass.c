@@ -338,11 +338,12 @@ static void node_gres_use(struct pass *p, job_record_t *job,
 	u->ngres = m;
 }
 
-/* Does the job hold its nodes whole (--exclusive, OverSubscribe=EXCLUSIVE:
- * select/cons_tres lets no other job on them)? */
+/* Does the job hold its nodes whole?  Every job on select/linear; on
+ * select/cons_tres with --exclusive or OverSubscribe=EXCLUSIVE (no other
+ * job may use its nodes). */
 static bool holds_whole_nodes(job_record_t *job)
 {
-	return fw_job_whole_node(job) ||
+	return sf.cluster->whole_jobs || fw_job_whole_node(job) ||
 	       (job->part_ptr && job->part_ptr->max_share == 0);
 }
 
@@ -539,7 +540,7 @@ static void add_reservations(struct pass *p, struct fw_bitset *tmp)
 			xfree(hold);
 			continue;
 		}
-		if (hold && sf.cluster->shared)
+		if (hold && sf_select_shares())
 			resv_hold(p, idx, hold, nhold);
 		p->resv[p->nresv].resv = r;
 		p->resv[p->nresv].idx = idx;
@@ -565,7 +566,7 @@ static void exclude_core_resv_nodes(struct pass *p, job_record_t *job,
 		const struct resv_map *m = &p->resv[k];
 		bool own = job->resv_ptr == m->resv;
 
-		if (!own && sf.cluster->shared)
+		if (!own && sf_select_shares())
 			continue;
 		for (uint32_t h = 0; h < m->nhold; h++) {
 			node_record_t *n = node_record_table_ptr[m->hold[h].node];
@@ -912,12 +913,12 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	fj->eligible = d ? d->begin_time : 0;
 	fj->part = part_index(e->part);
 	job_request(job, &req);
-	if (sf.cluster->shared)
+	if (sf_select_shares())
 		shared_request(job, fj->part, &req, fj);
 	tasks = fw_plan_job_size(sf.cluster, fj->part, &req, fj);
 	e->gres = job_gres(job, fj->nodes_min, tasks, &fj->ngres);
 	fj->gres = e->gres;
-	if (sf.cluster->shared)
+	if (sf_select_shares())
 		shared_size(job, fj->part, &req, tasks, fj);
 	fj->time_limit = sf_time_limit(job, e->part, p->now);
 	e->lics = job_licenses(job, &fj->nlics);
