@@ -21,7 +21,12 @@
  * With "fill", the live rig's state instead: every node entirely held by
  * one preemptable 64-CPU job (120 min), nothing else running.
  *
- * Usage: bench_preempt [REPS] [fill]
+ * With "linear", the fill state on select/linear: every job on whole
+ * nodes.  With preemption the plan is per node (fw_cluster_set_whole_jobs,
+ * the fill jobs whole-node victims); without, it is the whole-node plan
+ * that select/linear gets when nothing is preemptable.
+ *
+ * Usage: bench_preempt [REPS] [fill|linear]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -72,8 +77,12 @@ struct run {
 	struct fw_preempt_run pr;
 };
 
+enum model { SHARED, LINEAR_PER_NODE, LINEAR_WHOLE };
+
 struct world {
-	struct fw_cluster *cl;
+	struct fw_cluster *cl;		/* with preemption */
+	struct fw_cluster *cl_plain;	/* without (the same on shared) */
+	bool linear;
 	struct run *run;
 	uint32_t nrun, npre;
 	struct fw_plan_job *jobs;
@@ -82,7 +91,7 @@ struct world {
 
 static const uint32_t scav_class = SCAV;
 
-static struct fw_cluster *make_cluster(void)
+static struct fw_cluster *make_cluster(enum model m)
 {
 	struct fw_cluster *cl = fw_cluster_new();
 	struct fw_bitset *all = fw_bitset_new(NNODES);
@@ -106,7 +115,9 @@ static struct fw_cluster *make_cluster(void)
 				       .priority_tier = 1 };
 	if (fw_cluster_add_partition(cl, &po, &e) != OWNER ||
 	    fw_cluster_add_partition(cl, &ps, &e) != SCAV ||
-	    fw_cluster_set_shared(cl, true, &e) || fw_cluster_finalize(cl, &e))
+	    (m == LINEAR_PER_NODE ? fw_cluster_set_whole_jobs(cl, &e) :
+	     fw_cluster_set_shared(cl, m == SHARED, &e)) ||
+	    fw_cluster_finalize(cl, &e))
 		abort();
 	fw_bitset_free(all);
 	return cl;
@@ -124,7 +135,7 @@ static void add_run(struct world *w, uint32_t node, uint32_t cpus,
 	x->end = end;
 	x->scav = scav;
 	x->pr = (struct fw_preempt_run){ .cls = SCAV, .prio = 1,
-					 .start = start };
+					 .start = start, .whole = w->linear };
 	w->npre += scav;
 	w->nrun++;
 }
@@ -195,15 +206,26 @@ static void run_once(const struct world *w, const struct fw_plan_conf *conf,
 {
 	struct fw_err e;
 	struct fw_plan_result *res = malloc(w->njobs * sizeof(*res));
+	struct fw_bitset *one = fw_bitset_new(NNODES);
 	double t = now_sec();
-	struct fw_plan *p = fw_plan_new(w->cl, conf, NOW, &e);
+	struct fw_plan *p = fw_plan_new(preempt ? w->cl : w->cl_plain, conf,
+					NOW, &e);
 
 	for (uint32_t k = 0; k < w->nrun; k++) {
 		const struct run *x = &w->run[k];
-		int rc = preempt && x->scav ?
-			fw_plan_add_running_preemptable(p, &x->u, 1, x->end,
-							NULL, 0, &x->pr, &e) :
-			fw_plan_add_running_use(p, &x->u, 1, x->end, NULL, 0, &e);
+		int rc;
+
+		if (preempt && x->scav) {
+			rc = fw_plan_add_running_preemptable(p, &x->u, 1, x->end,
+							     NULL, 0, &x->pr, &e);
+		} else if (w->linear) {
+			fw_bitset_clear_all(one);
+			fw_bitset_set(one, x->u.node);
+			rc = fw_plan_add_running(p, one, x->end, NULL, 0, &e);
+		} else {
+			rc = fw_plan_add_running_use(p, &x->u, 1, x->end, NULL,
+						     0, &e);
+		}
 		if (rc)
 			abort();
 	}
@@ -212,6 +234,7 @@ static void run_once(const struct world *w, const struct fw_plan_conf *conf,
 		exit(1);
 	}
 	fw_plan_free(p);
+	fw_bitset_free(one);
 	memset(o, 0, sizeof(*o));
 	o->sec = now_sec() - t;
 	for (size_t k = 0; k < w->njobs; k++) {
@@ -255,7 +278,8 @@ static void median_of(const struct world *w, const struct fw_plan_conf *conf,
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 7;
-	bool fill = argc > 2 && !strcmp(argv[2], "fill");
+	bool linear = argc > 2 && !strcmp(argv[2], "linear");
+	bool fill = linear || (argc > 2 && !strcmp(argv[2], "fill"));
 	struct fw_plan_conf *conf = fw_plan_conf_new();
 	struct rng r = { 16 };
 	struct world w;
@@ -263,17 +287,21 @@ int main(int argc, char **argv)
 	if (reps < 1)
 		reps = 1;
 	memset(&w, 0, sizeof(w));
-	w.cl = make_cluster();
+	w.linear = linear;
+	w.cl = make_cluster(linear ? LINEAR_PER_NODE : SHARED);
+	w.cl_plain = linear ? make_cluster(LINEAR_WHOLE) : w.cl;
 	if (fill)
 		make_running_fill(&w, &r);
 	else
 		make_running(&w, &r);
 	make_queue(&w, &r);
-	fw_plan_sort(w.cl, w.jobs, w.njobs);
+	fw_plan_sort(w.cl, w.jobs, w.njobs);	/* the same order for both */
 	median_of(&w, conf, true, reps, "backfill preemption");
 	median_of(&w, conf, false, reps, "backfill no preemption");
 	free(w.run);
 	free(w.jobs);
+	if (w.cl_plain != w.cl)
+		fw_cluster_free(w.cl_plain);
 	fw_cluster_free(w.cl);
 	fw_plan_conf_free(conf);
 	return 0;
