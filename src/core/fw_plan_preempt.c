@@ -695,25 +695,45 @@ static void release_victims(struct fw_plan *p)
 	}
 }
 
+/* Insert r into the ascending, duplicate-free slots[0 .. *n - 1]. */
+static void slot_insert(int32_t *slots, uint32_t *n, int32_t r)
+{
+	uint32_t lo = 0, hi = *n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (slots[mid] < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < *n && slots[lo] == r)
+		return;
+	memmove(slots + lo + 1, slots + lo, (*n - lo) * sizeof(int32_t));
+	slots[lo] = r;
+	(*n)++;
+}
+
 /* Starts worth trying, ascending, before c0 and not after cmax: the
- * release slots of j's eligible victims (into slots; returns how many). */
+ * release slots of j's eligible victims (into slots; returns how many).
+ * Victims share few release slots (now, or now plus one of the GraceTimes),
+ * so an ordered insertion, not a sort of one entry per victim: that sort
+ * was a sixth of a pass in which 2,000 victims all go now. */
 static uint32_t start_slots(struct fw_plan *p, const struct fw_plan_job *j,
 			    int32_t c0, int32_t cmax)
 {
 	struct fw_preempt *pr = p->pre;
-	uint32_t n = 0, m = 0;
+	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < pr->nv; i++) {
 		const struct pvict *v = &pr->v[i];
 
-		if (v->r < c0 && v->r <= cmax && eligible(p, j, v, v->r))
-			pr->slots[n++] = v->r;
+		if (v->r < c0 && v->r <= cmax && eligible(p, j, v, v->r) &&
+		    (n == 0 || pr->slots[n - 1] != v->r))
+			slot_insert(pr->slots, &n, v->r);
 	}
-	qsort(pr->slots, n, sizeof(int32_t), i32_cmp);
-	for (uint32_t i = 0; i < n; i++)
-		if (m == 0 || pr->slots[m - 1] != pr->slots[i])
-			pr->slots[m++] = pr->slots[i];
-	return m;
+	return n;
 }
 
 /* End slot (exclusive) of cd's job started at slot c. */
