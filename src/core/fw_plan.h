@@ -313,9 +313,14 @@ struct fw_plan_decision {
 	/* Preemption (START_NOW or RESERVED): the running jobs (their ids)
 	 * the adapter must preempt now for this start, in rank order;
 	 * start is when the last of them is gone (after its GraceTime).
-	 * Owned by the plan like nodes; 0 / NULL otherwise. */
+	 * Owned by the plan like nodes; 0 / NULL otherwise.
+	 * victims_later (RESERVED only): the start waits for other jobs to
+	 * end first (it is later than every victim's GraceTime from now):
+	 * the victims are named but must not be preempted now; a later
+	 * pass preempts them when the start is their GraceTime away. */
 	const uint32_t *victims;
 	uint32_t nvictims;
+	bool victims_later;
 };
 
 /* What holds part of a node (shared cluster), for explanations. */
@@ -549,6 +554,7 @@ struct fw_plan_result {
 	uint32_t *victims;	/* jobs to preempt (decision's victims);
 				   NULL if none */
 	uint32_t nvictims;
+	bool victims_later;	/* the decision's victims_later */
 };
 
 /* jobs must be sorted (fw_plan_sort); p must be fresh (no decision yet). */

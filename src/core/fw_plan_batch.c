@@ -27,6 +27,7 @@ static void result_from(struct fw_plan_result *r,
 	r->node_idx = NULL;
 	r->victims = NULL;
 	r->nvictims = d->nvictims;
+	r->victims_later = d->victims_later;
 	if (d->nvictims) {
 		r->victims = fw_xmalloc(d->nvictims * sizeof(uint32_t));
 		memcpy(r->victims, d->victims,

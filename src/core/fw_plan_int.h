@@ -195,6 +195,10 @@ struct fw_preempt {
 	uint32_t stamp;
 	int32_t *bnd;			/* segment boundaries, scratch */
 	int32_t *slots;			/* starts worth trying, scratch */
+	int32_t *low;			/* the n lowest later fits, scratch
+					   (one per node at most) */
+	bool later;			/* outv's start waits for other
+					   holders: preempt them later */
 	int64_t *add, *fr;		/* K each */
 	bool whole;			/* the job being decided wants whole
 					   nodes: s->req is set per node */

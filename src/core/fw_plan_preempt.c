@@ -77,6 +77,7 @@ void preempt_free(struct fw_preempt *pr)
 	free(pr->outv);
 	free(pr->bnd);
 	free(pr->slots);
+	free(pr->low);
 	free(pr->add);
 	free(pr->fr);
 	free(pr);
@@ -301,6 +302,7 @@ static void build_index(const struct fw_plan *p, struct fw_preempt *pr)
 	pr->outv = fw_xmalloc((pr->nv ? pr->nv : 1) * sizeof(uint32_t));
 	pr->bnd = fw_xmalloc((pr->nh + 2) * sizeof(int32_t));
 	pr->slots = fw_xmalloc((pr->nv ? pr->nv : 1) * sizeof(int32_t));
+	pr->low = fw_xmalloc((N ? N : 1) * sizeof(int32_t));
 	pr->add = fw_xmalloc(p->sh->K * sizeof(int64_t));
 	pr->fr = fw_xmalloc(p->sh->K * sizeof(int64_t));
 	pr->indexed = true;
@@ -678,8 +680,9 @@ static bool start_at(struct fw_plan *p, const struct fw_plan_job *j,
 	return true;
 }
 
-/* Release every victim of outv: gone from its release slot on. */
-static void release_victims(struct fw_plan *p)
+/* Release every victim of outv: gone from its release slot on, or from
+ * slot c when it is to be preempted later (it runs until then). */
+static void release_victims(struct fw_plan *p, int32_t c)
 {
 	struct fw_preempt *pr = p->pre;
 	uint32_t K = p->sh->K;
@@ -687,12 +690,23 @@ static void release_victims(struct fw_plan *p)
 	for (uint32_t m = 0; m < pr->nout; m++) {
 		struct pvict *v = &pr->v[pr->outv[m]];
 		struct fw_share_owner o = { FW_HOLD_RUNNING, v->job };
+		int32_t from = pr->later ? c : v->r;
 
 		for (uint32_t h = v->first; h < v->first + v->nnodes; h++)
-			fw_share_release(p->sh, pr->h[h].node, v->r, v->b,
+			fw_share_release(p->sh, pr->h[h].node, from, v->b,
 					 pr->hamt + (size_t)h * K, o);
 		v->gone = true;
 	}
+}
+
+/* Does the start c come after every victim's release slot?  Then the
+ * start waits for something else and nobody is preempted now. */
+static bool victims_later(const struct fw_preempt *pr, int32_t c)
+{
+	for (uint32_t m = 0; m < pr->nout; m++)
+		if (pr->v[pr->outv[m]].r >= c)
+			return false;
+	return true;
 }
 
 /* Insert r into the ascending, duplicate-free slots[0 .. *n - 1]. */
@@ -746,6 +760,120 @@ static int32_t run_end(const struct cand *cd, int32_t c)
 	return c + cd->L;
 }
 
+/* ------------------------------------------------------------------ */
+/* Later starts: once a plain job ends                                 */
+/* ------------------------------------------------------------------ */
+
+/* Slots of one node's walk for a later start (a busy node changes often;
+ * the start found is checked on every node by start_at anyway). */
+#define LATER_POINTS 16
+
+/* May j preempt anything on node at all (before hi)? */
+static bool node_has_victims(const struct fw_plan *p,
+			     const struct fw_plan_job *j, uint32_t node,
+			     int32_t hi)
+{
+	const struct fw_preempt *pr = p->pre;
+
+	for (uint32_t k = pr->node_first[node]; k < pr->node_first[node + 1];
+	     k++) {
+		const struct pvict *v = &pr->v[pr->h[pr->by_node[k]].v];
+
+		if (v->r < hi && eligible(p, j, v, v->r))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The earliest slot in [0, hi) at which node fits j over its run with its
+ * victims then eligible gone (at least one), or FW_TL_INF.  A fit can only
+ * begin where the node's free amounts change (a plain job or reservation
+ * ends) or a victim is released, so only those slots are tried, at most
+ * LATER_POINTS of them.
+ */
+static int32_t node_later(struct fw_plan *p, const struct fw_plan_job *j,
+			  const struct cand *cd, uint32_t node, int32_t hi)
+{
+	struct fw_preempt *pr = p->pre;
+	uint32_t base = pr->npick;
+	int32_t c = 0;
+
+	node_req(p, node);
+	for (uint32_t step = 0; step < LATER_POINTS && c < hi; step++) {
+		int32_t next = fw_rtl_next_change(p->sh->cur, node, c);
+		uint32_t m;
+
+		pr->npick = base;
+		for (uint32_t k = pr->node_first[node];
+		     k < pr->node_first[node + 1]; k++) {
+			const struct pvict *v = &pr->v[pr->h[pr->by_node[k]].v];
+
+			if (eligible(p, j, v, c))
+				pick_push(pr, pr->by_node[k]);
+			else if (v->r > c && v->r < next &&
+				 eligible(p, j, v, v->r))
+				next = v->r;
+		}
+		m = pr->npick - base;
+		if (m && fits_with(p, node, c, run_end(cd, c), pr->pick + base,
+				   m)) {
+			pr->npick = base;
+			return c;
+		}
+		c = next;
+	}
+	pr->npick = base;
+	return FW_TL_INF;
+}
+
+/* Insert x into the ascending low[0 .. *n - 1], keeping the n lowest. */
+static void keep_lowest(int32_t *low, uint32_t *nlow, uint32_t n, int32_t x)
+{
+	uint32_t m = *nlow;
+
+	if (m == n && x >= low[m - 1])
+		return;
+	if (m < n)
+		(*nlow)++;
+	else
+		m--;
+	for (; m > 0 && low[m - 1] > x; m--)
+		low[m] = low[m - 1];
+	low[m] = x;
+}
+
+/*
+ * A start before c0 (and not after cmax) that the release slots of the
+ * victims did not give: where a node's own plain jobs end first (Slurm's
+ * backfill finds it by testing the job with every candidate gone).  The
+ * lowest slot at which n nodes each fit with their victims gone, or -1.
+ */
+static int32_t later_slot(struct fw_plan *p, const struct fw_plan_job *j,
+			  const struct cand *cd, int32_t c0, int32_t cmax)
+{
+	struct fw_preempt *pr = p->pre;
+	const uint64_t *cw = p->sh->cand->w;
+	uint32_t n = j->nodes_min, nlow = 0;
+	int32_t hi = c0 < cmax + 1 ? c0 : cmax + 1;
+
+	if (n < 1)
+		return -1;
+	for (uint32_t w = cd->lo; w < cd->hi; w++)
+		for (uint64_t x = cw[w]; x; x &= x - 1) {
+			uint32_t i = w * 64 + fw_ctz64(x);
+			int32_t bound = nlow == n ? pr->low[n - 1] : hi;
+			int32_t f;
+
+			if (!node_has_victims(p, j, i, bound))
+				continue;
+			f = node_later(p, j, cd, i, bound);
+			if (f < bound)
+				keep_lowest(pr->low, &nlow, n, f);
+		}
+	return nlow == n ? pr->low[n - 1] : -1;
+}
+
 /* Is preemption worth a look for j's best candidate cd? */
 static bool preempt_applies(const struct fw_plan *p,
 			    const struct fw_plan_job *j, const struct cand *cd)
@@ -761,6 +889,29 @@ static bool preempt_applies(const struct fw_plan *p,
 	return !(cd->fit == FW_FIT_ISLAND && p->conf->topo == FW_TOPO_STRICT);
 }
 
+/* Start j at slot c by preempting: victims released, cd updated. */
+static bool preempt_at(struct fw_plan *p, const struct fw_plan_job *j,
+		       struct cand *cd, int32_t c)
+{
+	if (!start_at(p, j, cd, c, run_end(cd, c)))
+		return false;
+	p->pre->later = victims_later(p->pre, c);
+	release_victims(p, c);
+	cd->c = c;
+	cd->kind = c == 0 ? FW_PLAN_START_NOW : FW_PLAN_RESERVED;
+	cd->island = -1;
+	cd->sel_valid = true;
+	return true;
+}
+
+static bool slot_tried(const int32_t *slots, uint32_t n, int32_t c)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (slots[k] == c)
+			return true;
+	return false;
+}
+
 /*
  * After evaluate_best(): can j start earlier than cd says by preempting?
  * If so the victims are released, cd becomes the start (START_NOW or
@@ -773,8 +924,10 @@ bool preempt_try(struct fw_plan *p, const struct fw_plan_job *j,
 	int32_t c0, cmax;
 	uint32_t ns;
 
-	if (p->pre)
+	if (p->pre) {
 		p->pre->nout = 0;
+		p->pre->later = false;
+	}
 	if (!preempt_applies(p, j, cd))
 		return false;
 	if (!p->pre->indexed)
@@ -787,17 +940,16 @@ bool preempt_try(struct fw_plan *p, const struct fw_plan_job *j,
 	if (!p->pre->whole)
 		fw_share_set_req(p->sh, j);
 	shared_cand(p, cd, -1);
-	for (uint32_t k = 0; k < ns; k++) {
-		int32_t c = p->pre->slots[k];
+	for (uint32_t k = 0; k < ns; k++)
+		if (preempt_at(p, j, cd, p->pre->slots[k]))
+			return true;
+	/* A protected job's later start: where the node's plain jobs end. */
+	if (ns && cmax > 0) {
+		int32_t c = later_slot(p, j, cd, c0, cmax);
 
-		if (!start_at(p, j, cd, c, run_end(cd, c)))
-			continue;
-		release_victims(p);
-		cd->c = c;
-		cd->kind = c == 0 ? FW_PLAN_START_NOW : FW_PLAN_RESERVED;
-		cd->island = -1;
-		cd->sel_valid = true;
-		return true;
+		if (c > 0 && !slot_tried(p->pre->slots, ns, c) &&
+		    preempt_at(p, j, cd, c))
+			return true;
 	}
 	p->pre->nout = 0;
 	return false;
@@ -810,6 +962,7 @@ void preempt_report(const struct fw_plan *p, struct fw_plan_decision *d)
 		return;
 	d->victims = p->pre->out;
 	d->nvictims = p->pre->nout;
+	d->victims_later = p->pre->later;
 }
 
 int fw_plan_preempting(struct fw_plan *p, const struct fw_bitset *nodes,

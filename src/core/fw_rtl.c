@@ -499,6 +499,14 @@ bool fw_rtl_fits(const struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
 	return true;
 }
 
+int32_t fw_rtl_next_change(const struct fw_rtl *r, uint32_t node, int32_t t)
+{
+	const struct rtl_list *l = &r->node[node];
+	uint32_t j = fw_rtl_list_at(l, t < 0 ? 0 : t);
+
+	return j + 1 < l->m ? l->t[j + 1] : FW_RTL_INF;
+}
+
 uint32_t fw_rtl_npoints(const struct fw_rtl *r, uint32_t node)
 {
 	return r->node[node].m;

@@ -143,6 +143,14 @@ struct fw_rtl_query {
  */
 int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q);
 
+/*
+ * The first slot after t (t >= 0) at which node's free amounts change, or
+ * FW_RTL_INF if they never do again.  Walking a node's changes this way
+ * visits every slot where a start can become possible that was not one
+ * slot earlier (a window's fit only changes where a segment begins).
+ */
+int32_t fw_rtl_next_change(const struct fw_rtl *r, uint32_t node, int32_t t);
+
 /* Change points stored for node (>= 1), and bytes held by the timeline
  * (for tests and benchmarks). */
 uint32_t fw_rtl_npoints(const struct fw_rtl *r, uint32_t node);

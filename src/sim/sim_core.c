@@ -1108,7 +1108,7 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 			never_add(k, j, fw_plan_reason_str(d.reason));
 		else if (d.kind == FW_PLAN_START_NOW)
 			rc = start_job(k, p, j, &d, start, ctx, err);
-		else if (d.nvictims)
+		else if (d.nvictims && !d.victims_later)
 			preempt_victims(k, &d);
 		/* Back to its key in the heap (main passes). */
 		k->planj[x].head = false;
@@ -1210,7 +1210,9 @@ static void explain_plan(struct sim_core *k, const struct fw_plan_decision *d,
 	fprintf(out, "  partition %s, %u node(s), priority %u\n",
 		k->c->part[j->part].name, j->nodes, j->priority);
 	for (uint32_t v = 0; v < d->nvictims; v++)
-		fprintf(out, "%s%u%s", v ? ", " : "  it preempts job(s) ",
+		fprintf(out, "%s%u%s", v ? ", " :
+			d->victims_later ? "  at its start (once the jobs it waits for have ended) it preempts job(s) " :
+					   "  it preempts job(s) ",
 			d->victims[v], v + 1 == d->nvictims ? "\n" : "");
 	if (d->kind != FW_PLAN_START_NOW) {
 		fprintf(out, "why not running: %s", fw_plan_reason_str(d->reason));

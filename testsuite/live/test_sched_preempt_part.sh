@@ -31,7 +31,16 @@
 #     the fill of part 1 placed by hand (three low2 jobs and the low job
 #     on n1, four low2 jobs on n2, the last one started 2 s after the
 #     others); a 1-CPU high job now preempts that youngest job on n2, not
-#     the low job on n1 (Slurm's order: start time only, youngest first).
+#     the low job on n1 (Slurm's order: start time only, youngest first);
+#  6. a start that waits for a job it may not preempt: n2 holds a 4-CPU
+#     high job; on n1 a 2-CPU peer job (time limit 1 min, runs 25 s)
+#     beside a 2-CPU low2 job.  A 4-CPU high job cannot start now by
+#     preempting (the peer job may not be preempted), but can once the
+#     peer job ends: its StartTime is the peer job's end (its time limit,
+#     as Slurm's backfill plans it with every preemption candidate gone),
+#     not the low2 job's end 4 minutes later; fairway explain names the
+#     low2 job as the one it will preempt; when the peer job ends, the
+#     high job preempts exactly the low2 job and starts on n1.
 # Fairway must preempt no more jobs than sched/backfill in each part and
 # start each high job no later (a 3-second tolerance for pass timing).
 source "$(dirname "$0")/lib.sh"
@@ -142,6 +151,26 @@ scen() {
   echo "o6_victim $([ "$(preempted_for "$o6")" = "$y" ] && echo youngest ||
     { [ "$(preempted_for "$o6")" = "$l5" ] && echo low || echo "other:$(preempted_for "$o6")"; })"
   scancel -u root; wait_until 30 queue_empty
+
+  local pj lj o7 pend
+  say "6. a high job waits for a peer job's end, then preempts the low2 job"
+  submit -p high -w n2 -n 4 -t 5 --wrap 'sleep 300' > /dev/null
+  pj=$(submit -p peer -w n1 -n 2 -t 1 --wrap 'sleep 25')
+  lj=$(submit -p low2 -w n1 -n 2 -t 5 --wrap 'sleep 300')
+  wait_until 20 all_running 3
+  pend=$(( $(start_epoch "$pj") + 60 ))
+  t=$(date +%s); o7=$(submit -p high -N 1 -n 4 -t 2 --wrap 'sleep 120')
+  sleep 4
+  echo "o7_est_vs_peer_end $(s=$(start_epoch "$o7"); [ "$s" = none ] && echo none || echo $((s - pend)))"
+  [ "${FW_EXPLAIN:-1}" = 1 ] &&
+    echo "o7_explain $(fairway_cmd explain "$o7" 2>&1 | grep -c "Will preempt: job $lj at its start")"
+  echo "o7_preempted_early $(npre "$o7")"
+  wait_until 60 job_is "$o7" RUNNING
+  echo "o7_after_peer_end $(( $(start_epoch "$o7") - $(job_field "$pj" EndTime | xargs -I{} date -d {} +%s) ))"
+  echo "o7_preempted $(npre "$o7")"
+  echo "o7_victim_is_low2 $([ "$(preempted_for "$o7")" = "$lj" ] && echo yes || echo "no:$(preempted_for "$o7")")"
+  echo "o7_node $(node_of "$o7")"
+  scancel -u root; wait_until 30 queue_empty
 }
 
 ref_dir="$FW_LIVE_DIR/fw-pp-ref"
@@ -173,7 +202,9 @@ val() { sed -n "s/^$2 //p" "$1" | head -n1; }
 keys=(filled peer_state o1_delay o1_preempted o1_victim_is_low o1_on_victim_node low_requeued
   peer_after explain_running o3_delay o3_preempted o3_states o3_cancel_log
   o4_delay o4_preempted o4_victims_are_n2s o4_node o5_delay o5_preempted
-  o5_victim_is_whole o5_node whole_requeued o6_nodes o6_delay o6_preempted o6_victim)
+  o5_victim_is_whole o5_node whole_requeued o6_nodes o6_delay o6_preempted o6_victim
+  o7_est_vs_peer_end o7_explain o7_preempted_early o7_after_peer_end o7_preempted
+  o7_victim_is_low2 o7_node)
 printf '    %-20s %-24s %s\n' observation "sched/backfill" "sched/fairway"
 for k in "${keys[@]}"; do
   printf '    %-20s %-24s %s\n' "$k" "$(val "$out_ref" "$k")" "$(val "$out_fw" "$k")"
@@ -209,6 +240,17 @@ check_eq "... which is requeued" "PENDING Restarts=1" "$(f whole_requeued)"
 check_eq "5. preempt_youngest_first: the high job preempts one job, the youngest (not the low one)" \
   "1 youngest" "$(f o6_preempted) $(f o6_victim)"
 check_eq "... as sched/backfill's select plugin does" "$(r o6_victim)" "$(f o6_victim)"
+check "6. the high job's StartTime is the peer job's planned end (+-3 s): $(f o7_est_vs_peer_end) s (sched/backfill: $(r o7_est_vs_peer_end) s)" \
+  bash -c "[[ '$(f o7_est_vs_peer_end)' =~ ^-?[0-9]+$ ]] && [ '$(f o7_est_vs_peer_end)' -ge -3 ] && [ '$(f o7_est_vs_peer_end)' -le 3 ]"
+check_eq "... nobody is preempted while the peer job runs" 0 "$(f o7_preempted_early)"
+check_eq "... fairway explain names the low2 job it will preempt" 1 "$(f o7_explain)"
+check "... it starts within 8 s of the peer job's end: $(f o7_after_peer_end) s (sched/backfill: $(r o7_after_peer_end) s)" \
+  bash -c "[[ '$(f o7_after_peer_end)' =~ ^-?[0-9]+$ ]] && [ '$(f o7_after_peer_end)' -le 8 ]"
+check_eq "... preempting exactly the low2 job, on n1" "1 yes n1" "$(f o7_preempted) $(f o7_victim_is_low2) $(f o7_node)"
+check "o7: Fairway preempts no more jobs than sched/backfill ($(f o7_preempted) vs $(r o7_preempted))" \
+  no_more "$(f o7_preempted)" "$(r o7_preempted)"
+check "o7: Fairway starts the high job no later (+3 s) after the peer job's end than sched/backfill ($(f o7_after_peer_end) vs $(r o7_after_peer_end) s)" \
+  no_later "$(f o7_after_peer_end)" "$(r o7_after_peer_end)"
 for k in o1 o3 o4 o5 o6; do
   check "$k: Fairway preempts no more jobs than sched/backfill ($(f ${k}_preempted) vs $(r ${k}_preempted))" \
     no_more "$(f ${k}_preempted)" "$(r ${k}_preempted)"

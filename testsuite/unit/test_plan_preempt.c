@@ -24,7 +24,11 @@
  *      the same start with fewer eligible victims (brute force over the
  *      subsets of each node's victims), and no victim can be spared;
  *   4. a job that may not preempt never gets a start earlier than the
- *      brute-force earliest start on the bookings as they are.
+ *      brute-force earliest start on the bookings as they are;
+ *   5. a start that waits for jobs that may not be preempted and names
+ *      its victims for later (victims_later) comes after every victim's
+ *      release slot, and its victims keep their resources until it (the
+ *      model releases them at the start, not now).
  * Some queued jobs want whole nodes (--exclusive: the model needs the
  * node empty) and some preemptable running jobs hold their node whole
  * (added with a 1-CPU use and fw_preempt_run.whole: the plan must book
@@ -350,15 +354,22 @@ END_TEST
 
 /* Every node holds a job that may not be preempted beside a 6-CPU
  * scavenger (103 on n1, 104 on n2, until +10 h): 201 on n1 until +3 h,
- * 202 on n2 until +1 h.  An exclusive owner preempts nobody: a start with
- * victims is tried now (or when a victim's grace time is over), and then
- * no node can be emptied.  It waits for the first node to empty, +10 h,
- * with no victim. */
+ * 202 on n2 until +1 h.  An exclusive owner cannot start now (no node can
+ * be emptied), but n2 can be at +1 h, when 202 ends, by preempting 104:
+ * it is reserved there (as Slurm's backfill plans it, testing the job
+ * with every candidate gone), naming 104, which is not preempted now
+ * (victims_later: its start waits for 202, not for 104's grace time).
+ * 104 keeps running in the plan until +1 h: a 2-CPU job that may not
+ * preempt finds 1 free CPU on each node now and waits for the owner's
+ * end, +2 h on n2 (n1 frees 2 CPUs only at +3 h).  Without the later
+ * start, the owner waited for the first node to empty: +10 h. */
 START_TEST(exclusive_owner_waits_for_plain_jobs)
 {
 	struct vic a = { 103, 0, 6, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
 	struct vic b = { 104, 1, 6, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
 	struct fw_plan_job own = pjob(1, 900, 1, H, p_scav, 1);
+	struct fw_plan_job two = pjob(2, 100, 2, 30 * MIN, NULL, 0);
+	struct fw_plan_decision d;
 	struct world w;
 
 	own.exclusive = true;
@@ -367,7 +378,45 @@ START_TEST(exclusive_owner_waits_for_plain_jobs)
 	add_plain(&w, 202, 1, 1, NOW + H);
 	add_vic(&w, &a);
 	add_vic(&w, &b);
-	waits_unpreempting(&w, &own, NOW + 10 * H);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + H);
+	ck_assert(fw_bitset_test(d.nodes, 1) && !fw_bitset_test(d.nodes, 0));
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(d.victims[0], 104);
+	ck_assert(d.victims_later);
+	waits_unpreempting(&w, &two, NOW + 2 * H);
+	world_free(&w);
+}
+END_TEST
+
+/* n1: a plain job of 4 CPUs until +1 h (201) beside a 4-CPU scavenger
+ * until +10 h (101).  An 8-CPU owner is reserved at +1 h preempting 101
+ * then (victims_later), not at +10 h; a 4-CPU job that may not preempt
+ * then waits for the owner's end (+2 h): 101 holds its CPUs until +1 h.
+ * In the main pass (no reservations, only starts now) the owner gets no
+ * victims: it cannot start now. */
+START_TEST(owner_preempts_once_a_plain_job_ends)
+{
+	struct vic a = { 101, 0, 4, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
+	struct fw_plan_job own = pjob(1, 900, 8, H, p_scav, 1);
+	struct fw_plan_job four = pjob(2, 100, 4, 30 * MIN, NULL, 0);
+	struct fw_plan_decision d;
+	struct world w;
+
+	world_new(&w, 1);
+	add_plain(&w, 201, 0, 4, NOW + H);
+	add_vic(&w, &a);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_MAIN, &d) ==
+			 FW_PLAN_START_NOW, 0);
+	ck_assert_int_eq(d.nvictims, 0);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + H);
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(d.victims[0], 101);
+	ck_assert(d.victims_later);
+	waits_unpreempting(&w, &four, NOW + 2 * H);
 	world_free(&w);
 }
 END_TEST
@@ -1001,13 +1050,20 @@ static bool qmay(const struct fw_plan_job *j, uint32_t cls)
 	return false;
 }
 
-/* Release (or take back, sign -1) q from its release slot on. */
+/* Release (or take back, sign -1) q from slot from on. */
+static void qrel_from(const struct qscen *S, struct qdense *D,
+		      const struct qrun *q, int32_t from, int sign)
+{
+	for (uint32_t m = 0; m < q->nn; m++)
+		qbook(S, D, q->node[m], from, q->end,
+		      -sign * (int64_t)q->cpus, -sign * (int64_t)q->mem);
+}
+
+/* ... from its release slot on (preempted now). */
 static void qrel(const struct qscen *S, struct qdense *D,
 		 const struct qrun *q, int sign)
 {
-	for (uint32_t m = 0; m < q->nn; m++)
-		qbook(S, D, q->node[m], qrelease(q), q->end,
-		      -sign * (int64_t)q->cpus, -sign * (int64_t)q->mem);
+	qrel_from(S, D, q, qrelease(q), sign);
 }
 
 /* Earliest slot with n nodes fitting j in D (no preemption), or -1. */
@@ -1065,7 +1121,7 @@ static uint32_t qfewest(const struct qscen *S, struct qdense *D,
 
 struct qdec {
 	enum fw_plan_kind kind;
-	bool prot;
+	bool prot, later;
 	int32_t c;
 	uint32_t nodes[QN], nn;
 	uint32_t vic[QR], nv;
@@ -1189,6 +1245,7 @@ static void qplan(const struct qscen *S, struct fw_plan_conf *conf,
 		q->prot = d.is_protected;
 		q->c = (int32_t)((d.start - NOW) / MIN);
 		q->nv = d.nvictims;
+		q->later = d.victims_later;
 		if (d.nvictims)
 			memcpy(q->vic, d.victims,
 			       d.nvictims * sizeof(uint32_t));
@@ -1237,10 +1294,18 @@ START_TEST(property_preemption)
 				      "without classes",
 				      (unsigned long long)seed, j->id);
 			qcheck_victims(S, D, j, q, gone, exact, seed);
+			/* victims_later: preempted in a later pass, so
+			   they run until the start; else gone from now
+			   (after their grace time) */
 			for (uint32_t m = 0; m < q->nv; m++) {
 				const struct qrun *r = qrun_by_id(S, q->vic[m]);
 
-				qrel(S, D, r, 1);
+				ck_assert_msg(!q->later || qrelease(r) < q->c,
+					      "seed %llu job %u: later start "
+					      "at a victim's release",
+					      (unsigned long long)seed, j->id);
+				qrel_from(S, D, r, q->later ? q->c :
+					  qrelease(r), 1);
 				gone[r - S->run] = true;
 			}
 			npre++;
@@ -1296,6 +1361,7 @@ Suite *plan_preempt_suite(void)
 	tcase_add_test(t, one_victim_by_rank);
 	tcase_add_test(t, exclusive_owner_empties_a_node);
 	tcase_add_test(t, exclusive_owner_waits_for_plain_jobs);
+	tcase_add_test(t, owner_preempts_once_a_plain_job_ends);
 	tcase_add_test(t, whole_node_victim);
 	tcase_add_test(t, exempt_jobs_are_skipped);
 	tcase_add_test(t, grace_time_delays_the_start);

@@ -172,6 +172,38 @@ START_TEST(earliest_as_running_jobs_end)
 }
 END_TEST
 
+/*
+ * Node 2 of earliest_as_running_jobs_end's world changes at 30 and 40
+ * (its two halves end), node 0 at 10, an idle node never.  Taking and
+ * giving back the same amounts over the same slots leaves no point.
+ */
+START_TEST(next_change_walks_the_changes)
+{
+	struct fw_rtl *r = cluster(4, 100, 8, 16000);
+	int64_t full[NRES], half[NRES];
+
+	amounts(full, 8, 0, 0, 0);
+	amounts(half, 4, 0, 0, 0);
+	fw_rtl_take(r, 0, 0, 10, full);
+	fw_rtl_take(r, 2, 0, 30, half);
+	fw_rtl_take(r, 2, 0, 40, half);
+	ck_assert_int_eq(fw_rtl_next_change(r, 0, 0), 10);
+	ck_assert_int_eq(fw_rtl_next_change(r, 0, 9), 10);
+	ck_assert_int_eq(fw_rtl_next_change(r, 0, 10), FW_RTL_INF);
+	ck_assert_int_eq(fw_rtl_next_change(r, 2, 0), 30);
+	ck_assert_int_eq(fw_rtl_next_change(r, 2, 30), 40);
+	ck_assert_int_eq(fw_rtl_next_change(r, 2, 40), FW_RTL_INF);
+	ck_assert_int_eq(fw_rtl_next_change(r, 1, 0), FW_RTL_INF);
+	/* a booking 50-60 on node 1, then given back */
+	ck_assert_int_eq(fw_rtl_take(r, 1, 50, 60, half), 0);
+	ck_assert_int_eq(fw_rtl_next_change(r, 1, 0), 50);
+	ck_assert_int_eq(fw_rtl_next_change(r, 1, 50), 60);
+	ck_assert_int_eq(fw_rtl_give(r, 1, 50, 60, half), 0);
+	ck_assert_int_eq(fw_rtl_next_change(r, 1, 0), FW_RTL_INF);
+	fw_rtl_free(r);
+}
+END_TEST
+
 START_TEST(fit_that_does_not_last)
 {
 	/*
@@ -661,6 +693,7 @@ static Suite *rtl_suite(void)
 	TCase *tp = tcase_create("property");
 
 	tcase_add_test(tc, eight_one_cpu_jobs_share_a_node);
+	tcase_add_test(tc, next_change_walks_the_changes);
 	tcase_add_test(tc, memory_not_cpus_limits);
 	tcase_add_test(tc, a100_is_not_v100);
 	tcase_add_test(tc, earliest_as_running_jobs_end);

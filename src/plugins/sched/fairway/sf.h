@@ -49,6 +49,8 @@ struct sf_jobinfo {
 	char *partition;          /* malloc'd */
 	char *victims;            /* jobs it preempts for its start
 				     ("12 13", malloc'd) or NULL */
+	bool victims_later;       /* ... once other jobs have ended (not
+				     signalled yet: fw_plan_decision) */
 	uint32_t preempted_for;   /* running job: the pending job whose
 				     start preempts it (last pass), 0 */
 	time_t preempted_at;      /* when that was decided */

@@ -1652,6 +1652,7 @@ static void record_victims(const struct pass *p, job_record_t *job,
 	if (t) {
 		free(t->victims);
 		t->victims = text;
+		t->victims_later = d->victims_later && !n;
 	} else {
 		free(text);
 	}
@@ -1837,7 +1838,8 @@ static bool decide_record(struct pass *p, struct qentry *e,
 				fail_bad_constraints(job, rc, p->now);
 		}
 		p->last_kind = d.kind;
-		if (d.kind == FW_PLAN_RESERVED && d.nvictims) {
+		if (d.kind == FW_PLAN_RESERVED && d.nvictims &&
+		    !d.victims_later) {
 			time_t t0 = time(NULL);
 			int r = preempt_for_later(p, job, &d);
 
@@ -1860,6 +1862,8 @@ static bool decide_record(struct pass *p, struct qentry *e,
 			return true;
 		}
 		apply_wait(p, job, e, &d, d.reason);
+		if (d.nvictims)	/* victims_later: named for explain */
+			record_victims(p, job, &d, time(NULL));
 		return !(d.kind == FW_PLAN_SKIPPED &&
 			 (d.reason == FW_REASON_BF_MAX_START ||
 			  d.reason == FW_REASON_BF_MAX_TEST));

@@ -237,7 +237,11 @@ static void explain_reason(char **out, const struct sf_jobinfo *e)
 		add(out, "  Why not now: %s\n", why);
 	if (e->waits_for)
 		add(out, "  Waits for: %s\n", e->waits_for);
-	if (e->victims)
+	if (e->victims && e->victims_later)
+		add(out, "  Will preempt: job%s %s at its start, once the jobs it waits for have ended (PreemptType=%s; not signalled yet)\n",
+		    strchr(e->victims, ' ') ? "s" : "", e->victims,
+		    slurm_conf.preempt_type);
+	else if (e->victims)
 		add(out, "  Preempts: job%s %s (PreemptType=%s; Slurm requeues or cancels them, after their GraceTime)\n",
 		    strchr(e->victims, ' ') ? "s" : "", e->victims,
 		    slurm_conf.preempt_type);
