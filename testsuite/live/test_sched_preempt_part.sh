@@ -44,6 +44,7 @@
 # Fairway must preempt no more jobs than sched/backfill in each part and
 # start each high job no later (a 3-second tolerance for pass timing).
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/twin_lib.sh"
 
 shape=(--nodes 2 --cpus 4 --select-params CR_Core)
 common='PreemptType=preempt/partition_prio
@@ -55,15 +56,6 @@ PartitionName=peer Nodes=n[1-2] PriorityTier=1 PreemptMode=OFF MaxTime=INFINITE 
 PartitionName=lowc Nodes=n[1-2] PriorityTier=1 PreemptMode=CANCEL MaxTime=INFINITE State=UP
 PartitionName=high Nodes=n[1-2] PriorityTier=10 PreemptMode=OFF MaxTime=INFINITE State=UP'
 
-preempted_for() { # job -> victims named in slurmctld's log, sorted
-  grep -o "preempted JobId=[0-9]* has been [a-z]* to reclaim resources for JobId=$1\b" "$LOG" |
-    awk '{print $2}' | sed 's/JobId=//' | sort -n | paste -sd' '
-}
-npre() { local v; v=$(preempted_for "$1"); [ -z "$v" ] && echo 0 || echo "$v" | wc -w; }
-running_count() { squeue -h -t R -o %i | wc -l; }
-all_running() { [ "$(running_count)" = "$1" ]; }
-node_of() { squeue -h -j "$1" -o %N 2>/dev/null; }
-since() { local s; s=$(start_epoch "$1"); [ "$s" = none ] && echo none || echo $((s - $2)); }
 scen() {
   local x l p o1 o3 t v states=""
   say "1. seven low2 jobs and one low job fill 8 CPUs"
@@ -173,49 +165,20 @@ scen() {
   scancel -u root; wait_until 30 queue_empty
 }
 
-ref_dir="$FW_LIVE_DIR/fw-pp-ref"
-extra=$(mktemp); extra_ref=$(mktemp)
-printf '%s\nSchedulerParameters=sched_interval=-1,bf_interval=1,bf_resolution=1\n' "$common" > "$extra"
-printf '%s\nSchedulerParameters=bf_interval=1,bf_resolution=1\n' "$common" > "$extra_ref"
-start_cluster fw-pp 17880 "${shape[@]}" --slurm-extra "$extra"
-bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$ref_dir" >/dev/null 2>&1
-if ! bash "$FW_TOP/contrib/cluster-start.sh" --dir "$ref_dir" --name fw-pp-ref \
-    --port "$(live_port 17900)" --no-fairway "${shape[@]}" --slurm-extra "$extra_ref" >/dev/null; then
-  fail "the reference cluster (sched/backfill) did not start; logs in $ref_dir/log"
-fi
-trap 'stop_cluster; bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$ref_dir" >/dev/null 2>&1' EXIT
-rm -f "$extra" "$extra_ref"
+twin_start fw-pp 17880 17900 "$common" bf_interval=1,bf_resolution=1 "${shape[@]}"
 grep -E '^(SchedulerType|SchedulerParameters|Preempt|PartitionName)' "$SLURM_CONF" | sed 's/^/    /'
 check "sched/fairway accepts preempt/partition_prio (no refusal in the log)" \
   bash -c "! grep -q 'is not supported' '$_cluster_dir/log/slurmctld.log'"
-
-out_ref="$ref_dir/scen.out"; out_fw="$_cluster_dir/scen.out"
-( export SLURM_CONF="$ref_dir/etc/slurm.conf"; JOBDIR="$ref_dir/jobs" FW_EXPLAIN=0
-  _cluster_dir=$ref_dir
-  LOG="$ref_dir/log/slurmctld.log"
-  mkdir -p "$JOBDIR"; chmod 1777 "$JOBDIR"; scen > "$out_ref" 2>&1 ) &
-refpid=$!
-LOG="$_cluster_dir/log/slurmctld.log" scen | tee "$out_fw" | grep -v '^[a-z]'
-wait "$refpid"
-
-val() { sed -n "s/^$2 //p" "$1" | head -n1; }
+twin_run scen
 keys=(filled peer_state o1_delay o1_preempted o1_victim_is_low o1_on_victim_node low_requeued
   peer_after explain_running o3_delay o3_preempted o3_states o3_cancel_log
   o4_delay o4_preempted o4_victims_are_n2s o4_node o5_delay o5_preempted
   o5_victim_is_whole o5_node whole_requeued o6_nodes o6_delay o6_preempted o6_victim
   o7_est_vs_peer_end o7_explain o7_preempted_early o7_after_peer_end o7_preempted
   o7_victim_is_low2 o7_node)
-printf '    %-20s %-24s %s\n' observation "sched/backfill" "sched/fairway"
-for k in "${keys[@]}"; do
-  printf '    %-20s %-24s %s\n' "$k" "$(val "$out_ref" "$k")" "$(val "$out_fw" "$k")"
-done
+twin_table "${keys[@]}"
 
 say "checks (sched/fairway)"
-f() { val "$out_fw" "$1"; }
-r() { val "$out_ref" "$1"; }
-num() { [[ "$1" =~ ^-?[0-9]+$ ]]; }
-no_later() { num "$1" && { ! num "$2" || [ "$1" -le $(($2 + 3)) ]; }; }
-no_more() { num "$1" && { ! num "$2" || [ "$1" -le "$2" ]; }; }
 check_eq "1. the eight 1-CPU jobs fill the nodes" 8 "$(f filled)"
 check_eq "... a peer job (tier 1, like the lowest) waits and preempts nobody" "PENDING 0" "$(f peer_state)"
 check "... a high job starts within 8 s: $(f o1_delay) s (sched/backfill: $(r o1_delay) s)" \

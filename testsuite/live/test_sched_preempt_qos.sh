@@ -37,6 +37,7 @@
 # Fairway must preempt no more jobs than sched/backfill in each part and
 # start each owner job no later (a 3-second tolerance for pass timing).
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/twin_lib.sh"
 
 shape=(--nodes 2 --cpus 4 --select-params CR_Core)
 common='PreemptType=preempt/qos
@@ -61,25 +62,12 @@ setup_qos() {
 }
 
 # ---- the scenario: observations as KEY VALUE lines -----------------------------
-preempted_for() { # job -> victims named in slurmctld's log, sorted
-  grep -o "preempted JobId=[0-9]* has been [a-z]* to reclaim resources for JobId=$1\b" "$LOG" |
-    awk '{print $2}' | sed 's/JobId=//' | sort -n | paste -sd' '
-}
-npre() { local v; v=$(preempted_for "$1"); [ -z "$v" ] && echo 0 || echo "$v" | wc -w; }
 # among JOBS...: how many slurmctld's log says were preempted (after a
 # GraceTime slurmctld names no preemptor: "for JobId=Invalid")
 npre_among() {
   local n=0 j
   for j in "$@"; do grep -q "preempted JobId=$j has been" "$LOG" && n=$((n + 1)); done
   echo "$n"
-}
-running_count() { squeue -h -t R -o %i | wc -l; }
-all_running() { [ "$(running_count)" = "$1" ]; }
-node_of() { squeue -h -j "$1" -o %N 2>/dev/null; }
-# since JOB T: its start - T in seconds, or none
-since() {
-  local s; s=$(start_epoch "$1")
-  [ "$s" = none ] && echo none || echo $((s - $2))
 }
 scen() {
   local h=() l p o1 o2 t c=() o3 x
@@ -158,50 +146,21 @@ scen() {
 }
 
 # ---- two clusters, the same scenario at the same time ---------------------------
-ref_dir="$FW_LIVE_DIR/fw-pq-ref"
-extra=$(mktemp); extra_ref=$(mktemp)
-printf '%s\nSchedulerParameters=sched_interval=-1,bf_interval=1,bf_resolution=1\n' "$common" > "$extra"
-printf '%s\nSchedulerParameters=bf_interval=1,bf_resolution=1\n' "$common" > "$extra_ref"
-start_cluster fw-pq 17840 "${shape[@]}" --dbd --dbd-port "$(live_port 17850)" --slurm-extra "$extra"
-bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$ref_dir" >/dev/null 2>&1
-if ! bash "$FW_TOP/contrib/cluster-start.sh" --dir "$ref_dir" --name fw-pq-ref \
-    --port "$(live_port 17860)" --no-fairway --dbd --dbd-port "$(live_port 17870)" \
-    "${shape[@]}" --slurm-extra "$extra_ref" >/dev/null; then
-  fail "the reference cluster (sched/backfill) did not start; logs in $ref_dir/log"
-fi
-trap 'stop_cluster; bash "$FW_TOP/contrib/cluster-stop.sh" --dir "$ref_dir" >/dev/null 2>&1' EXIT
-rm -f "$extra" "$extra_ref"
+TWIN_FW_ARGS=(--dbd --dbd-port "$(live_port 17850)")
+TWIN_REF_ARGS=(--dbd --dbd-port "$(live_port 17870)")
+twin_start fw-pq 17840 17860 "$common" bf_interval=1,bf_resolution=1 "${shape[@]}"
 grep -E '^(SelectType|SchedulerType|SchedulerParameters|Preempt)' "$SLURM_CONF" | sed 's/^/    /'
 check "sched/fairway accepts preempt/qos (no refusal in the log)" \
   bash -c "! grep -q 'PreemptType=preempt/qos is not supported' '$_cluster_dir/log/slurmctld.log'"
 setup_qos
 ( export SLURM_CONF="$ref_dir/etc/slurm.conf"; setup_qos )
-
-out_ref="$ref_dir/scen.out"; out_fw="$_cluster_dir/scen.out"
-( export SLURM_CONF="$ref_dir/etc/slurm.conf"; JOBDIR="$ref_dir/jobs" FW_EXPLAIN=0
-  LOG="$ref_dir/log/slurmctld.log"
-  mkdir -p "$JOBDIR"; chmod 1777 "$JOBDIR"; scen > "$out_ref" 2>&1 ) &
-refpid=$!
-LOG="$_cluster_dir/log/slurmctld.log" scen | tee "$out_fw" | grep -v '^[a-z]'
-wait "$refpid"
-
-val() { sed -n "s/^$2 //p" "$1" | head -n1; }
+twin_run scen
 keys=(filled plain_state plain_preempted o1_delay o1_preempted o1_victim_is_scav o1_on_victim_node
   scav_requeued plain_after explain_running explain_o2 o2_after_exempt o2_delay o2_preempted explain_o4_preempts explain_victim o4_squeue_start o4_delay o4_preempted
   o3_delay o3_preempted o3_states o3_cancel_log)
-printf '    %-20s %-24s %s\n' observation "sched/backfill" "sched/fairway"
-for k in "${keys[@]}"; do
-  printf '    %-20s %-24s %s\n' "$k" "$(val "$out_ref" "$k")" "$(val "$out_fw" "$k")"
-done
+twin_table "${keys[@]}"
 
 say "checks (sched/fairway)"
-f() { val "$out_fw" "$1"; }
-r() { val "$out_ref" "$1"; }
-num() { [[ "$1" =~ ^-?[0-9]+$ ]]; }
-# no_later FW REF: Fairway's delay is a number no more than REF's + 3 s
-no_later() { num "$1" && { ! num "$2" || [ "$1" -le $(($2 + 3)) ]; }; }
-# no_more FW REF: Fairway preempted no more jobs than sched/backfill
-no_more() { num "$1" && { ! num "$2" || [ "$1" -le "$2" ]; }; }
 check_eq "1. the eight 1-CPU jobs fill the nodes" 8 "$(f filled)"
 check_eq "... a plain job (QOS that preempts nobody) waits" PENDING "$(f plain_state)"
 check_eq "... and preempts nobody" 0 "$(f plain_preempted)"
