@@ -30,14 +30,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/twin_lib.sh"
 
 shape=(--nodes 2 --cpus 4 --select-type select/linear)
-common='PreemptType=preempt/partition_prio
-PreemptMode=REQUEUE
-JobRequeue=1
-PartitionName=low Nodes=n[1-2] PriorityTier=1 MaxTime=INFINITE State=UP
-PartitionName=low2 Nodes=n[1-2] PriorityTier=2 MaxTime=INFINITE State=UP
-PartitionName=peer Nodes=n[1-2] PriorityTier=1 PreemptMode=OFF MaxTime=INFINITE State=UP
-PartitionName=lowc Nodes=n[1-2] PriorityTier=1 PreemptMode=CANCEL MaxTime=INFINITE State=UP
-PartitionName=high Nodes=n[1-2] PriorityTier=10 PreemptMode=OFF MaxTime=INFINITE State=UP'
+common=$PARTPRIO_CONF
 
 scen() {
   local l h p o1 o2 o3 t v x states=""

@@ -17,10 +17,23 @@
 #   no_later FW REF         Fairway's seconds are a number, at most REF + 3
 #   no_more FW REF          Fairway's count is a number, at most REF
 #
+# PARTPRIO_CONF: the partitions of the preempt/partition_prio tests, on
+# n[1-2]: low (PriorityTier 1), low2 (2), peer (1, PreemptMode=OFF), lowc
+# (1, CANCEL), high (10, PreemptMode=OFF); PreemptMode=REQUEUE.
+#
 # Preemption as slurmctld's log tells it (LOG):
 #   preempted_for JOB       the jobs preempted for JOB, sorted
 #   npre JOB                how many
 #   running_count, all_running N, node_of JOB, since JOB T (start - T)
+
+PARTPRIO_CONF='PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+JobRequeue=1
+PartitionName=low Nodes=n[1-2] PriorityTier=1 MaxTime=INFINITE State=UP
+PartitionName=low2 Nodes=n[1-2] PriorityTier=2 MaxTime=INFINITE State=UP
+PartitionName=peer Nodes=n[1-2] PriorityTier=1 PreemptMode=OFF MaxTime=INFINITE State=UP
+PartitionName=lowc Nodes=n[1-2] PriorityTier=1 PreemptMode=CANCEL MaxTime=INFINITE State=UP
+PartitionName=high Nodes=n[1-2] PriorityTier=10 PreemptMode=OFF MaxTime=INFINITE State=UP'
 
 preempted_for() {
   grep -o "preempted JobId=[0-9]* has been [a-z]* to reclaim resources for JobId=$1\b" "$LOG" |

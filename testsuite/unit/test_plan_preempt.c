@@ -174,6 +174,23 @@ static void waits_unpreempting(struct world *w, const struct fw_plan_job *j,
 	ck_assert_int_eq(d.nvictims, 0);
 }
 
+/* j is reserved at start on node, preempting victim then, not now
+ * (victims_later). */
+static void preempts_later(struct world *w, const struct fw_plan_job *j,
+			   fw_time_t start, uint32_t node, uint32_t victim)
+{
+	struct fw_plan_decision d;
+
+	ck_assert_int_eq(decide(w, j, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, start);
+	ck_assert_int_eq(fw_bitset_count(d.nodes), 1);
+	ck_assert(fw_bitset_test(d.nodes, node));
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(d.victims[0], victim);
+	ck_assert(d.victims_later);
+}
+
 /* ------------------------------------------------------- hand-worked */
 
 /* n1 is full with two scavenger jobs of 4 CPUs until +10 h (101 started
@@ -369,7 +386,6 @@ START_TEST(exclusive_owner_waits_for_plain_jobs)
 	struct vic b = { 104, 1, 6, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
 	struct fw_plan_job own = pjob(1, 900, 1, H, p_scav, 1);
 	struct fw_plan_job two = pjob(2, 100, 2, 30 * MIN, NULL, 0);
-	struct fw_plan_decision d;
 	struct world w;
 
 	own.exclusive = true;
@@ -378,13 +394,7 @@ START_TEST(exclusive_owner_waits_for_plain_jobs)
 	add_plain(&w, 202, 1, 1, NOW + H);
 	add_vic(&w, &a);
 	add_vic(&w, &b);
-	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
-			 FW_PLAN_RESERVED);
-	ck_assert_int_eq(d.start, NOW + H);
-	ck_assert(fw_bitset_test(d.nodes, 1) && !fw_bitset_test(d.nodes, 0));
-	ck_assert_int_eq(d.nvictims, 1);
-	ck_assert_int_eq(d.victims[0], 104);
-	ck_assert(d.victims_later);
+	preempts_later(&w, &own, NOW + H, 1, 104);
 	waits_unpreempting(&w, &two, NOW + 2 * H);
 	world_free(&w);
 }
@@ -410,12 +420,7 @@ START_TEST(owner_preempts_once_a_plain_job_ends)
 	ck_assert_int_eq(decide(&w, &own, FW_PASS_MAIN, &d) ==
 			 FW_PLAN_START_NOW, 0);
 	ck_assert_int_eq(d.nvictims, 0);
-	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
-			 FW_PLAN_RESERVED);
-	ck_assert_int_eq(d.start, NOW + H);
-	ck_assert_int_eq(d.nvictims, 1);
-	ck_assert_int_eq(d.victims[0], 101);
-	ck_assert(d.victims_later);
+	preempts_later(&w, &own, NOW + H, 0, 101);
 	waits_unpreempting(&w, &four, NOW + 2 * H);
 	world_free(&w);
 }
