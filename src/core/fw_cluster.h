@@ -154,6 +154,12 @@ int fw_cluster_set_shared(struct fw_cluster *c, bool shared,
  * Before fw_cluster_finalize().
  */
 int fw_cluster_set_whole_jobs(struct fw_cluster *c, struct fw_err *err);
+/* Do jobs get parts of nodes (cons_tres/cons_res planned per node)?
+ * False by whole nodes and with fw_cluster_set_whole_jobs(). */
+static inline bool fw_cluster_jobs_share(const struct fw_cluster *c)
+{
+	return c->shared && !c->whole_jobs;
+}
 /* Derive islands and node types; no more additions afterwards. */
 int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err);
 int32_t fw_cluster_node_index(const struct fw_cluster *c, const char *name);

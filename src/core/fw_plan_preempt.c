@@ -743,8 +743,7 @@ static uint32_t start_slots(struct fw_plan *p, const struct fw_plan_job *j,
 	for (uint32_t i = 0; i < pr->nv; i++) {
 		const struct pvict *v = &pr->v[i];
 
-		if (v->r < c0 && v->r <= cmax && eligible(p, j, v, v->r) &&
-		    (n == 0 || pr->slots[n - 1] != v->r))
+		if (v->r < c0 && v->r <= cmax && eligible(p, j, v, v->r))
 			slot_insert(pr->slots, &n, v->r);
 	}
 	return n;

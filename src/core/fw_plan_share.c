@@ -98,7 +98,7 @@ void fw_share_free(struct fw_share *s)
 bool fw_share_job(const struct fw_cluster *cl, const struct fw_plan_job *j,
 		  int32_t q)
 {
-	return cl->shared && !cl->whole_jobs && !j->exclusive &&
+	return fw_cluster_jobs_share(cl) && !j->exclusive &&
 	       !cl->parts[q].whole_nodes;
 }
 

@@ -114,10 +114,6 @@ extern struct sf sf;
 
 /* sf_cluster.c */
 int sf_cluster_refresh(struct fw_err *err);
-/* Does the select plugin give jobs parts of nodes (cons_tres/cons_res)?
- * False on select/linear, also when it is planned per node for
- * preemption (fw_cluster_set_whole_jobs). */
-bool sf_select_shares(void);
 void sf_topo_free(void);
 void sf_bits_from_slurm(struct fw_bitset *dst, bitstr_t *src);
 /* The planner's name of a GRES: "NAME", or "NAME:TYPE" for a typed one;

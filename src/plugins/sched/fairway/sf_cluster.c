@@ -330,7 +330,7 @@ static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 			d.name = n->name;
 			d.cpus = n->cpus;
 			d.mem_mb = n->real_memory;
-			if (c->shared && !c->whole_jobs) {
+			if (fw_cluster_jobs_share(c)) {
 				/* what cons_tres hands out: no specialised
 				 * cores, no MemSpecLimit */
 				if (n->cpus_efctv && n->cpus_efctv < n->cpus)
@@ -436,11 +436,6 @@ static int set_node_model(struct fw_cluster *c, struct fw_err *err)
 	if (sf.preempt != SF_PREEMPT_NONE)
 		return fw_cluster_set_whole_jobs(c, err);
 	return fw_cluster_set_shared(c, false, err);
-}
-
-bool sf_select_shares(void)
-{
-	return sf.cluster && sf.cluster->shared && !sf.cluster->whole_jobs;
 }
 
 uint16_t sf_part_cr_type(const part_record_t *part)
@@ -549,7 +544,7 @@ int sf_cluster_refresh(struct fw_err *err)
 		fw_cluster_free(c);
 		return -1;
 	}
-	if (c->shared && !c->whole_jobs)
+	if (fw_cluster_jobs_share(c))
 		shared_part_info(c);
 	fw_cluster_free(sf.cluster);
 	sf.cluster = c;

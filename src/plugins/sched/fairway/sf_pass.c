@@ -540,7 +540,7 @@ static void add_reservations(struct pass *p, struct fw_bitset *tmp)
 			xfree(hold);
 			continue;
 		}
-		if (hold && sf_select_shares())
+		if (hold && fw_cluster_jobs_share(sf.cluster))
 			resv_hold(p, idx, hold, nhold);
 		p->resv[p->nresv].resv = r;
 		p->resv[p->nresv].idx = idx;
@@ -566,7 +566,7 @@ static void exclude_core_resv_nodes(struct pass *p, job_record_t *job,
 		const struct resv_map *m = &p->resv[k];
 		bool own = job->resv_ptr == m->resv;
 
-		if (!own && sf_select_shares())
+		if (!own && fw_cluster_jobs_share(sf.cluster))
 			continue;
 		for (uint32_t h = 0; h < m->nhold; h++) {
 			node_record_t *n = node_record_table_ptr[m->hold[h].node];
@@ -913,12 +913,12 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	fj->eligible = d ? d->begin_time : 0;
 	fj->part = part_index(e->part);
 	job_request(job, &req);
-	if (sf_select_shares())
+	if (fw_cluster_jobs_share(sf.cluster))
 		shared_request(job, fj->part, &req, fj);
 	tasks = fw_plan_job_size(sf.cluster, fj->part, &req, fj);
 	e->gres = job_gres(job, fj->nodes_min, tasks, &fj->ngres);
 	fj->gres = e->gres;
-	if (sf_select_shares())
+	if (fw_cluster_jobs_share(sf.cluster))
 		shared_size(job, fj->part, &req, tasks, fj);
 	fj->time_limit = sf_time_limit(job, e->part, p->now);
 	e->lics = job_licenses(job, &fj->nlics);
