@@ -2178,6 +2178,14 @@ int sf_run_pass(enum sf_pass_kind kind)
 			if (fw_plan_heads_taken(p.heads, x))
 				continue;
 		}
+		/* slurmctld is shutting down, or (Slurm 23.11+) about to
+		 * re-exec for a reconfigure: a start now could lose its
+		 * launch RPC with the old process, so stop as Slurm's own
+		 * schedulers do (backfill.c, job_scheduler.c). */
+		if (slurmctld_config.shutdown_time) {
+			p.abandoned = true;
+			break;
+		}
 		p.last_kind = FW_PLAN_SKIPPED;
 		go_on = decide_record(&p, &p.q[x], tmp, head);
 		fw_plan_heads_outcome(p.heads, p.last_kind);
