@@ -293,6 +293,7 @@ struct fw_rtl *fw_rtl_new(uint32_t nnodes, uint32_t nres, int32_t wslots)
 	r->ev = fw_xmalloc(((size_t)nnodes + r->nblocks) * sizeof(*r->ev));
 	r->open = fw_xcalloc(r->nblocks, sizeof(*r->open));
 	r->gend = fw_xmalloc(nnodes * sizeof(*r->gend));
+	fw_rtl_hints_init(r);
 	return r;
 }
 
@@ -313,6 +314,7 @@ void fw_rtl_free(struct fw_rtl *r)
 	free(r->ev);
 	free(r->open);
 	free(r->gend);
+	fw_rtl_hints_free(r);
 	free(r);
 }
 
@@ -379,6 +381,7 @@ int fw_rtl_set_capacity(struct fw_rtl *r, uint32_t node, const int64_t *cap)
 	}
 	list_add(l, K, 0, FW_RTL_INF, delta, 1);
 	memcpy(old, cap, K * sizeof(*old));
+	fw_rtl_hints_drop(r);
 	block_max_update(r, node / 64);
 	buckets_refresh(r, node, 0, FW_RTL_INF);
 	return 0;
@@ -474,6 +477,7 @@ int fw_rtl_give(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
 	if (!can_give(r, node, a, b, amt))
 		return -1;
 	apply(r, node, a, b, amt, 1);
+	fw_rtl_hints_drop(r);
 	return 0;
 }
 

@@ -51,7 +51,42 @@ struct fw_rtl {
 	uint64_t *ev;		/* nnodes + nblocks: the sweep's event heap */
 	uint64_t *open;		/* nblocks words: nodes whose run is open */
 	int32_t *gend;		/* nnodes: last start of a node's run */
+	/* what earlier start-now probes learned (fw_rtl_hint.c) */
+	struct rtl_hint *hint;	/* RTL_NHINT */
+	uint32_t hint_next;	/* the slot the next hint replaces */
 };
+
+/* Node bits of block b that a query may use (cand NULL: every node). */
+static inline uint64_t fw_rtl_block_word(const struct fw_rtl *r,
+					 const struct fw_bitset *cand,
+					 uint32_t b)
+{
+	uint32_t tail = r->nnodes - b * 64;
+
+	if (cand)
+		return cand->w[b];
+	return tail >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << tail) - 1);
+}
+
+/*
+ * Probe hints (fw_rtl_hint.c).  A hint says: no node of a node set in
+ * blocks [0, nb) has req free during [c, c + d).  While the timeline only
+ * takes, that stays true, and it holds for any query at the same c that
+ * asks no less (every amount and d at least the hint's) among a subset of
+ * that node set.
+ */
+#define RTL_NHINT 16
+
+void fw_rtl_hints_init(struct fw_rtl *r);
+void fw_rtl_hints_free(struct fw_rtl *r);
+/* Forget every hint: called by every change that frees (give, capacity). */
+void fw_rtl_hints_drop(struct fw_rtl *r);
+/* The first block q's probe at c must look at (0 if no hint covers it). */
+uint32_t fw_rtl_hint_skip(const struct fw_rtl *r,
+			  const struct fw_rtl_query *q, int32_t c);
+/* Record that q's nodes in blocks [0, nb) do not fit at c (nb > skip). */
+void fw_rtl_hint_learn(struct fw_rtl *r, const struct fw_rtl_query *q,
+		       int32_t c, uint32_t nb);
 
 /* Index of the point whose interval holds slot s (0 <= s). */
 uint32_t fw_rtl_list_at(const struct rtl_list *l, int32_t s);

@@ -148,16 +148,6 @@ static uint64_t ev_pop(struct sweep *sw)
 /* Blocks and nodes                                                    */
 /* ------------------------------------------------------------------ */
 
-static uint64_t block_word(const struct fw_rtl *r,
-			   const struct fw_bitset *cand, uint32_t b)
-{
-	uint32_t tail = r->nnodes - b * 64;
-
-	if (cand)
-		return cand->w[b];
-	return tail >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << tail) - 1);
-}
-
 /* The earliest slot in [c, bound] at which a node of block b may fit
  * (its largest capacity, then its envelope), or FW_RTL_INF. */
 static int32_t block_bound(const struct fw_rtl *r, const struct fw_rtl_query *q,
@@ -171,13 +161,17 @@ static int32_t block_bound(const struct fw_rtl *r, const struct fw_rtl_query *q,
 /* Step 1: the lowest n nodes fitting at c into q->nodes; true if n.
  * A node whose largest free amounts in c's bucket (exact for the first
  * slots, where start-now questions are) fall short is passed over
- * without a walk of its list: most nodes of a busy block do. */
+ * without a walk of its list: most nodes of a busy block do.  Blocks that
+ * an earlier probe showed to hold no fitting node are not looked at
+ * (fw_rtl_hint.c), and what this probe shows is kept for later ones. */
 static bool probe(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c)
 {
 	uint32_t got = 0, jc = fw_rtl_bucket_of(r, c);
+	uint32_t b0 = fw_rtl_hint_skip(r, q, c), b = b0;
 
-	for (uint32_t b = 0; b < r->nblocks; b++) {
-		uint64_t x = block_word(r, q->cand, b);
+	q->blocks_skipped += b0;
+	for (; b < r->nblocks && got < q->n; b++) {
+		uint64_t x = fw_rtl_block_word(r, q->cand, b);
 
 		if (!x)
 			continue;
@@ -185,19 +179,22 @@ static bool probe(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c)
 			q->blocks_skipped++;
 			continue;
 		}
-		for (; x; x &= x - 1) {
+		for (; x && got < q->n; x &= x - 1) {
 			uint32_t i = b * 64 + fw_ctz64(x);
 
 			if (!seg_fits(fw_rtl_nmax(r, i, jc), q->req, r->K))
 				continue;
 			q->nodes_scanned++;
 			if (fw_rtl_list_next_fit(&r->node[i], r->K, q->req, c,
-						 q->d, c) == c &&
-			    (q->nodes[got++] = i, got == q->n))
-				return true;
+						 q->d, c) == c)
+				q->nodes[got++] = i;
 		}
 	}
-	return false;
+	/* Blocks before the first node found hold none that fits. */
+	b = got ? q->nodes[0] / 64 : r->nblocks;
+	if (b > b0)
+		fw_rtl_hint_learn(r, q, c, b);
+	return got == q->n;
 }
 
 static void open_node(struct sweep *sw, uint32_t i)
@@ -277,7 +274,7 @@ static void handle(struct sweep *sw, uint64_t ev)
 	uint32_t j = fw_rtl_bucket_of(r, t);
 
 	if (kind == EV_BLOCK) {
-		uint64_t x = block_word(r, sw->q->cand, i);
+		uint64_t x = fw_rtl_block_word(r, sw->q->cand, i);
 
 		for (; x; x &= x - 1) {
 			uint32_t n = i * 64 + fw_ctz64(x);
@@ -318,7 +315,7 @@ static void push_blocks(struct sweep *sw, int32_t c)
 	for (uint32_t b = 0; b < r->nblocks; b++) {
 		int32_t lb;
 
-		if (!block_word(r, sw->q->cand, b))
+		if (!fw_rtl_block_word(r, sw->q->cand, b))
 			continue;
 		lb = block_bound(r, sw->q, b, c, sw->hi);
 		if (lb == FW_RTL_INF)
@@ -392,7 +389,7 @@ static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
 		uint32_t b = (uint32_t)ev & 0x3fffffff;
 		uint32_t j = fw_rtl_bucket_of(r, t);
 
-		for (uint64_t x = block_word(r, q->cand, b); x; x &= x - 1) {
+		for (uint64_t x = fw_rtl_block_word(r, q->cand, b); x; x &= x - 1) {
 			uint32_t i = b * 64 + fw_ctz64(x);
 			int32_t f;
 

@@ -12,4 +12,5 @@ FW_PLAN_SRC = src/core/fw_bitset.c src/core/fw_bitset.h \
 	src/core/fw_plan_tl.c src/core/fw_plan_tl.h \
 	src/core/fw_plan_state.c
 FW_CORE_SRC += $(FW_PLAN_SRC)
-FW_CORE_SRC += src/core/fw_rtl.c src/core/fw_rtl.h src/core/fw_rtl_int.h src/core/fw_rtl_search.c
+FW_CORE_SRC += src/core/fw_rtl.c src/core/fw_rtl.h src/core/fw_rtl_int.h src/core/fw_rtl_search.c \
+	src/core/fw_rtl_hint.c
