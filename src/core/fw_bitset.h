@@ -43,6 +43,20 @@ static inline unsigned fw_popcount64(uint64_t x)
 #endif
 }
 
+/* Number of bits needed for x: 0 for 0, 64 - leading zeros otherwise. */
+static inline unsigned fw_bitlen64(uint64_t x)
+{
+#if defined(__GNUC__)
+	return x ? 64 - (unsigned)__builtin_clzll(x) : 0;
+#else
+	unsigned n = 0;
+
+	for (; x; x >>= 1)
+		n++;
+	return n;
+#endif
+}
+
 /* Index of the lowest set bit of a non-zero word. */
 static inline unsigned fw_ctz64(uint64_t x)
 {

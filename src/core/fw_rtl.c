@@ -169,6 +169,9 @@ static void buckets_init(struct fw_rtl *r)
 	r->nbk = n + 1;		/* the window's buckets, then forever */
 	r->nmax = fw_xcalloc((size_t)r->nnodes * r->nbk * r->K,
 			     sizeof(*r->nmax));
+	r->LK = r->K < RTL_LEVK ? r->K : RTL_LEVK;
+	r->lev = fw_xcalloc((size_t)r->nbk * r->LK * RTL_NLEV * r->nblocks,
+			    sizeof(*r->lev));
 	r->benv = fw_xcalloc(r->nblocks, sizeof(*r->benv));
 	/* Every node is at the (zero) envelope until capacities are set. */
 	r->bcnt = fw_xmalloc((size_t)r->nblocks * r->nbk * r->K);
@@ -248,6 +251,36 @@ static void block_bucket_update(struct fw_rtl *r, uint32_t node, uint32_t j,
 	}
 }
 
+/* Node's maxima in bucket j moved from old to nm: move it between the
+ * level sets of the resources that changed. */
+static void levels_update(struct fw_rtl *r, uint32_t node, uint32_t j,
+			  const int64_t *old, const int64_t *nm)
+{
+	uint32_t w = node / 64;
+	uint64_t bit = (uint64_t)1 << (node % 64);
+
+	for (uint32_t k = 0; k < r->LK; k++) {
+		uint32_t lo = fw_rtl_nlev(old[k]), hi = fw_rtl_nlev(nm[k]);
+
+		for (uint32_t l = hi; l < lo; l++)
+			fw_rtl_lev(r, j, k, l)[w] &= ~bit;
+		for (uint32_t l = lo; l < hi; l++)
+			fw_rtl_lev(r, j, k, l)[w] |= bit;
+	}
+}
+
+void fw_rtl_lvq_init(const struct fw_rtl *r, const int64_t *req,
+		     struct rtl_lvq *lq)
+{
+	lq->n = 0;
+	for (uint32_t k = 0; k < r->LK; k++) {
+		if (req[k] <= 0)
+			continue;
+		lq->off[lq->n++] = ((size_t)k * RTL_NLEV +
+				    fw_rtl_nlev(req[k]) - 1) * r->nblocks;
+	}
+}
+
 /* Node changed over [a, b) (clamped): refresh the buckets it touches. */
 static void buckets_refresh(struct fw_rtl *r, uint32_t node, int32_t a,
 			    int32_t b)
@@ -264,6 +297,7 @@ static void buckets_refresh(struct fw_rtl *r, uint32_t node, int32_t a,
 		memcpy(old, nm, r->K * sizeof(*old));
 		list_max(&r->node[node], r->K, e->t[j], end, nm);
 		block_bucket_update(r, node, j, old, nm);
+		levels_update(r, node, j, old, nm);
 	}
 }
 
@@ -309,6 +343,7 @@ void fw_rtl_free(struct fw_rtl *r)
 	free(r->benv);
 	free(r->bcnt);
 	free(r->nmax);
+	free(r->lev);
 	free(r->cap);
 	free(r->bmax);
 	free(r->ev);
@@ -530,5 +565,8 @@ size_t fw_rtl_mem_bytes(const struct fw_rtl *r)
 	sz += (size_t)(r->nnodes + r->nblocks) * r->K * sizeof(int64_t);
 	sz += ((size_t)r->nnodes + 2 * r->nblocks) * sizeof(uint64_t);
 	sz += (size_t)r->nnodes * sizeof(int32_t);
+	/* level sets, probe hints */
+	sz += (size_t)r->nbk * r->LK * RTL_NLEV * r->nblocks * sizeof(uint64_t);
+	sz += (size_t)RTL_NHINT * r->nblocks * sizeof(uint64_t);
 	return sz;
 }

@@ -42,6 +42,10 @@ struct fw_rtl {
 				   bucket-major (fw_rtl_nmax): a bucket's
 				   nodes are contiguous for the block
 				   recount and the search's node filter */
+	uint64_t *lev;		/* level sets (fw_rtl_lev): nbk * LK *
+				   RTL_NLEV bitsets of nblocks words */
+	uint32_t LK;		/* resources with level sets: min(K,
+				   RTL_LEVK) */
 	struct rtl_list *benv;	/* nblocks envelopes, nbk points each */
 	uint8_t *bcnt;		/* nblocks * nbk * K: nodes of the block at
 				   the envelope's value (1..64) */
@@ -96,6 +100,56 @@ static inline int64_t *fw_rtl_nmax(const struct fw_rtl *r, uint32_t node,
 				   uint32_t j)
 {
 	return r->nmax + ((size_t)j * r->nnodes + node) * r->K;
+}
+
+/*
+ * Level sets: per bucket j, resource k < RTL_LEVK and level l, the nodes
+ * whose largest free amount of k during the bucket (nmax) is at least
+ * 2^l (the last level: at least 2^(RTL_NLEV-1)).  A node that has req
+ * free in bucket j is in the set of level floor(log2(req[k])) of every
+ * resource asked for, so ANDing those sets (64 nodes a word) leaves a
+ * superset of the nodes that may fit, per node, not per block: the block
+ * envelope mixes one node's CPUs with another's memory, the level sets
+ * do not.  Kept up to date with nmax (buckets_refresh).
+ */
+#define RTL_NLEV 24
+#define RTL_LEVK 8
+
+/* Levels a node with free amount v is in: 0 for v <= 0. */
+static inline uint32_t fw_rtl_nlev(int64_t v)
+{
+	uint32_t n = v > 0 ? fw_bitlen64((uint64_t)v) : 0;
+
+	return n < RTL_NLEV ? n : RTL_NLEV;
+}
+
+static inline uint64_t *fw_rtl_lev(const struct fw_rtl *r, uint32_t j,
+				   uint32_t k, uint32_t l)
+{
+	return r->lev + (((size_t)j * r->LK + k) * RTL_NLEV + l) * r->nblocks;
+}
+
+/* A query's level filter: for each resource asked for, where its level
+ * set starts within a bucket's sets (in words). */
+struct rtl_lvq {
+	uint32_t n;
+	size_t off[RTL_LEVK];
+};
+
+void fw_rtl_lvq_init(const struct fw_rtl *r, const int64_t *req,
+		     struct rtl_lvq *lq);
+
+/* Nodes of block b that the level sets let fit lq's request in bucket j. */
+static inline uint64_t fw_rtl_lev_word(const struct fw_rtl *r,
+				       const struct rtl_lvq *lq, uint32_t j,
+				       uint32_t b)
+{
+	const uint64_t *w = fw_rtl_lev(r, j, 0, 0) + b;
+	uint64_t x = ~(uint64_t)0;
+
+	for (uint32_t a = 0; a < lq->n && x; a++)
+		x &= w[lq->off[a]];
+	return x;
 }
 
 /* The bucket holding slot t (0 <= t). */

@@ -101,6 +101,7 @@ struct sweep {
 	int32_t hi;		/* last allowed start */
 	uint32_t len;		/* events in r->ev */
 	uint32_t nopen;		/* nodes in r->open */
+	struct rtl_lvq lq;	/* the request's level filter */
 };
 
 static void ev_push(struct sweep *sw, int64_t t, uint32_t kind, uint32_t i)
@@ -158,6 +159,14 @@ static int32_t block_bound(const struct fw_rtl *r, const struct fw_rtl_query *q,
 	return fw_rtl_list_next_fit(&r->benv[b], r->K, q->req, c, q->d, bound);
 }
 
+/* The last bucket that [c, c + d) touches. */
+static uint32_t last_bucket(const struct fw_rtl *r, int32_t c, int32_t d)
+{
+	if (d == FW_RTL_INF || (int64_t)c + d - 1 >= r->W)
+		return r->nbk - 1;
+	return fw_rtl_bucket_of(r, c + d - 1);
+}
+
 /* Step 1: the lowest n nodes fitting at c into q->nodes; true if n.
  * A node whose largest free amounts in c's bucket (exact for the first
  * slots, where start-now questions are) fall short is passed over
@@ -166,15 +175,23 @@ static int32_t block_bound(const struct fw_rtl *r, const struct fw_rtl_query *q,
  * (fw_rtl_hint.c), and what this probe shows is kept for later ones. */
 static bool probe(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c)
 {
-	uint32_t got = 0, jc = fw_rtl_bucket_of(r, c);
+	uint32_t got = 0, jc = fw_rtl_bucket_of(r, c), je = last_bucket(r, c, q->d);
 	uint32_t b0 = fw_rtl_hint_skip(r, q, c), b = b0;
+	struct rtl_lvq lq;
 
+	fw_rtl_lvq_init(r, q->req, &lq);
 	q->blocks_skipped += b0;
 	for (; b < r->nblocks && got < q->n; b++) {
 		uint64_t x = fw_rtl_block_word(r, q->cand, b);
 
-		if (!x)
+		/* a fitting node is in the level sets of every bucket of
+		 * [c, c + d) */
+		for (uint32_t j = jc; j <= je && x; j++)
+			x &= fw_rtl_lev_word(r, &lq, j, b);
+		if (!x) {
+			q->blocks_skipped++;
 			continue;
+		}
 		if (block_bound(r, q, b, c, c) == FW_RTL_INF) {
 			q->blocks_skipped++;
 			continue;
@@ -265,6 +282,43 @@ static void check_node(struct sweep *sw, uint32_t i, int32_t t, uint32_t j)
 		ev_push(sw, r->benv[0].t[f], EV_NODE, i);
 }
 
+/*
+ * Block b reached at slot t (bucket j): check_node for each of its nodes
+ * that can hold req, with the buckets walked once for the whole block (the
+ * level sets leave, per bucket, the nodes that may fit there): a node
+ * whose largest free amounts hold req in bucket j is looked at now, one
+ * that first holds them in a later bucket gets an event at its start.
+ */
+static void open_block(struct sweep *sw, uint32_t b, int32_t t, uint32_t j)
+{
+	struct fw_rtl *r = sw->r;
+	const int64_t *req = sw->q->req;
+	uint64_t rest = 0;
+
+	for (uint64_t x = fw_rtl_block_word(r, sw->q->cand, b); x; x &= x - 1) {
+		uint32_t i = b * 64 + fw_ctz64(x);
+
+		if (seg_fits(r->cap + (size_t)i * r->K, req, r->K))
+			rest |= x & -x;
+	}
+	for (uint32_t jj = j; rest && jj < r->nbk; jj++) {
+		if (jj > j && r->benv[0].t[jj] > sw->hi)
+			return;
+		for (uint64_t m = rest & fw_rtl_lev_word(r, &sw->lq, jj, b); m;
+		     m &= m - 1) {
+			uint32_t i = b * 64 + fw_ctz64(m);
+
+			if (!seg_fits(fw_rtl_nmax(r, i, jj), req, r->K))
+				continue;
+			rest &= ~(m & -m);
+			if (jj == j)
+				next_run(sw, i, t);
+			else
+				ev_push(sw, r->benv[0].t[jj], EV_NODE, i);
+		}
+	}
+}
+
 static void handle(struct sweep *sw, uint64_t ev)
 {
 	struct fw_rtl *r = sw->r;
@@ -274,15 +328,7 @@ static void handle(struct sweep *sw, uint64_t ev)
 	uint32_t j = fw_rtl_bucket_of(r, t);
 
 	if (kind == EV_BLOCK) {
-		uint64_t x = fw_rtl_block_word(r, sw->q->cand, i);
-
-		for (; x; x &= x - 1) {
-			uint32_t n = i * 64 + fw_ctz64(x);
-
-			if (seg_fits(r->cap + (size_t)n * r->K, sw->q->req,
-				     r->K))
-				check_node(sw, n, t, j);
-		}
+		open_block(sw, i, t, j);
 	} else if (kind == EV_NODE) {
 		check_node(sw, i, t, j);
 	} else if (kind == EV_BEGIN) {
@@ -332,6 +378,7 @@ static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
 	struct sweep sw = { .r = r, .q = q, .hi = hi };
 	int32_t found = -1;
 
+	fw_rtl_lvq_init(r, q->req, &sw.lq);
 	push_blocks(&sw, c);
 	while (sw.len) {
 		int32_t t = (int32_t)(r->ev[0] >> 32);
@@ -358,26 +405,68 @@ static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
  * that start before its list is walked (to it at most).  Ties go to the
  * lowest node index, as in the sweep.
  */
-static int32_t node_earliest(struct fw_rtl *r, const struct fw_rtl_query *q,
-			     uint32_t i, int32_t t, uint32_t j, int32_t bound)
+/*
+ * Block b, reached at slot t (bucket j): the earliest fit of each of its
+ * nodes that can hold req, lowered into *best / *bnode (ties to the lower
+ * node).  The buckets are walked once for the whole block: in each, the
+ * level sets leave the nodes that may fit there, and a node whose largest
+ * free amounts in that bucket hold req has its list walked from there (up
+ * to the best start so far) and is done; the others wait for a later
+ * bucket.  A node's first such bucket is where fit_bucket would stop.
+ */
+static void block_earliest(struct fw_rtl *r, struct fw_rtl_query *q,
+			   const struct rtl_lvq *lq, uint32_t b, int32_t t,
+			   int32_t hi, int32_t *best, uint32_t *bnode)
 {
-	uint32_t f = fit_bucket(r, i, q->req, j, bound);
+	uint64_t rest = 0;
 
-	if (f == r->nbk)
-		return FW_RTL_INF;
-	if (f != j)
-		t = r->benv[0].t[f];
-	return fw_rtl_list_next_fit(&r->node[i], r->K, q->req, t, q->d,
-				    bound);
+	for (uint64_t x = fw_rtl_block_word(r, q->cand, b); x; x &= x - 1) {
+		uint32_t i = b * 64 + fw_ctz64(x);
+
+		if (seg_fits(r->cap + (size_t)i * r->K, q->req, r->K))
+			rest |= x & -x;
+	}
+	for (uint32_t j = fw_rtl_bucket_of(r, t); rest && j < r->nbk; j++) {
+		int32_t s = j == fw_rtl_bucket_of(r, t) ? t : r->benv[0].t[j];
+		uint64_t m;
+
+		if (s > (*best < hi ? *best : hi))
+			return;
+		for (m = rest & fw_rtl_lev_word(r, lq, j, b); m; m &= m - 1) {
+			uint32_t i = b * 64 + fw_ctz64(m);
+			int32_t f;
+
+			if (!seg_fits(fw_rtl_nmax(r, i, j), q->req, r->K))
+				continue;
+			rest &= ~(m & -m);
+			q->nodes_scanned++;
+			f = fw_rtl_list_next_fit(&r->node[i], r->K, q->req, s,
+						 q->d, *best < hi ? *best : hi);
+			if (f < *best || (f == *best && f != FW_RTL_INF &&
+					  i < *bnode)) {
+				*best = f;
+				*bnode = i;
+			}
+		}
+	}
 }
 
+/*
+ * One node (most jobs): the earliest start is the smallest of the nodes'
+ * own earliest fits, so no sweep of runs is needed.  Blocks are taken in
+ * the order of their envelopes' bounds and only while a bound can still
+ * beat the best start found.  Ties go to the lowest node index, as in the
+ * sweep.
+ */
 static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
 			    int32_t c, int32_t hi)
 {
 	struct sweep sw = { .r = r, .q = q, .hi = hi };
 	int32_t best = FW_RTL_INF;
 	uint32_t bnode = 0;
+	struct rtl_lvq lq;
 
+	fw_rtl_lvq_init(r, q->req, &lq);
 	push_blocks(&sw, c);
 	/* Events are ordered by (slot, block): a block at best's slot but
 	 * after best's block cannot give a lower node. */
@@ -385,24 +474,9 @@ static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
 			  ((int32_t)(r->ev[0] >> 32) == best &&
 			   ((uint32_t)r->ev[0] & 0x3fffffff) < bnode / 64))) {
 		uint64_t ev = ev_pop(&sw);
-		int32_t t = (int32_t)(ev >> 32);
-		uint32_t b = (uint32_t)ev & 0x3fffffff;
-		uint32_t j = fw_rtl_bucket_of(r, t);
 
-		for (uint64_t x = fw_rtl_block_word(r, q->cand, b); x; x &= x - 1) {
-			uint32_t i = b * 64 + fw_ctz64(x);
-			int32_t f;
-
-			if (!seg_fits(r->cap + (size_t)i * r->K, q->req, r->K))
-				continue;
-			q->nodes_scanned++;
-			f = node_earliest(r, q, i, t, j, best < hi ? best : hi);
-			if (f < best || (f == best && f != FW_RTL_INF &&
-					 i < bnode)) {
-				best = f;
-				bnode = i;
-			}
-		}
+		block_earliest(r, q, &lq, (uint32_t)ev & 0x3fffffff,
+			       (int32_t)(ev >> 32), hi, &best, &bnode);
 	}
 	q->blocks_skipped += sw.len;
 	if (best == FW_RTL_INF)

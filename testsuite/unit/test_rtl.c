@@ -77,6 +77,48 @@ START_TEST(eight_one_cpu_jobs_share_a_node)
 }
 END_TEST
 
+/* Amounts past the largest level (2^23) and resources past the first
+ * eight, which the search's level sets do not cover: the answers are
+ * still exact (a 2^30 request waits for the one node that has it; a
+ * request on resource 9 only finds the node that has that resource). */
+START_TEST(huge_amounts_and_many_resources)
+{
+	enum { K = 10 };
+	struct fw_rtl *r = fw_rtl_new(70, K, 50);
+	int64_t cap[K] = { 0 }, req[K] = { 0 };
+	uint32_t node[2];
+
+	for (uint32_t i = 0; i < 70; i++) {
+		cap[0] = 4;
+		cap[1] = i == 66 ? (int64_t)1 << 31 : (int64_t)1 << 25;
+		cap[9] = i == 3 || i == 68 ? 2 : 0;
+		ck_assert_int_eq(fw_rtl_set_capacity(r, i, cap), 0);
+	}
+	req[0] = 1;
+	req[1] = (int64_t)1 << 30;
+	ck_assert_int_eq(earliest(r, 1, req, 5, 0, node), 0);
+	ck_assert_uint_eq(node[0], 66);
+	ck_assert_int_eq(fw_rtl_take(r, 66, 0, 20, req), 0);
+	/* 2^31 - 2^30 left there: a second such job fits beside it, a third
+	 * waits for slot 20 */
+	ck_assert_int_eq(earliest(r, 1, req, 5, 0, node), 0);
+	ck_assert_int_eq(fw_rtl_take(r, 66, 0, 30, req), 0);
+	ck_assert_int_eq(earliest(r, 1, req, 5, 0, node), 20);
+	ck_assert_uint_eq(node[0], 66);
+	/* two nodes with resource 9: nodes 3 and 68, in two blocks */
+	memset(req, 0, sizeof(req));
+	req[9] = 2;
+	ck_assert_int_eq(earliest(r, 2, req, 5, 0, node), 0);
+	ck_assert_uint_eq(node[0], 3);
+	ck_assert_uint_eq(node[1], 68);
+	ck_assert_int_eq(fw_rtl_take(r, 3, 0, 7, req), 0);
+	ck_assert_int_eq(earliest(r, 1, req, 5, 0, node), 0);
+	ck_assert_uint_eq(node[0], 68);
+	ck_assert_int_eq(earliest(r, 2, req, 5, 0, node), 7);
+	fw_rtl_free(r);
+}
+END_TEST
+
 START_TEST(memory_not_cpus_limits)
 {
 	struct fw_rtl *r = cluster(1, 100, 8, 16000);
@@ -723,6 +765,7 @@ static Suite *rtl_suite(void)
 	tcase_add_test(tc, eight_one_cpu_jobs_share_a_node);
 	tcase_add_test(tc, next_change_walks_the_changes);
 	tcase_add_test(tc, memory_not_cpus_limits);
+	tcase_add_test(tc, huge_amounts_and_many_resources);
 	tcase_add_test(tc, a100_is_not_v100);
 	tcase_add_test(tc, earliest_as_running_jobs_end);
 	tcase_add_test(tc, fit_that_does_not_last);
