@@ -357,13 +357,25 @@ static void pick_open(struct sweep *sw)
 static void push_blocks(struct sweep *sw, int32_t c)
 {
 	struct fw_rtl *r = sw->r;
+	uint32_t jc = fw_rtl_bucket_of(r, c);
 
 	for (uint32_t b = 0; b < r->nblocks; b++) {
+		uint64_t x = fw_rtl_block_word(r, sw->q->cand, b);
+		uint32_t j = jc;
 		int32_t lb;
 
-		if (!fw_rtl_block_word(r, sw->q->cand, b))
+		if (!x)
 			continue;
-		lb = block_bound(r, sw->q, b, c, sw->hi);
+		/* No node of the block can start before the first bucket in
+		 * which one is in the request's level sets: the envelope is
+		 * walked from there. */
+		while (!(x & fw_rtl_lev_word(r, &sw->lq, j, b)))
+			if (++j >= r->nbk || r->benv[0].t[j] > sw->hi)
+				break;
+		lb = j >= r->nbk || (j > jc && r->benv[0].t[j] > sw->hi) ?
+		     FW_RTL_INF :
+		     block_bound(r, sw->q, b, j > jc ? r->benv[0].t[j] : c,
+				 sw->hi);
 		if (lb == FW_RTL_INF)
 			sw->q->blocks_skipped++;
 		else
@@ -464,9 +476,8 @@ static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
 	struct sweep sw = { .r = r, .q = q, .hi = hi };
 	int32_t best = FW_RTL_INF;
 	uint32_t bnode = 0;
-	struct rtl_lvq lq;
 
-	fw_rtl_lvq_init(r, q->req, &lq);
+	fw_rtl_lvq_init(r, q->req, &sw.lq);
 	push_blocks(&sw, c);
 	/* Events are ordered by (slot, block): a block at best's slot but
 	 * after best's block cannot give a lower node. */
@@ -475,7 +486,7 @@ static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
 			   ((uint32_t)r->ev[0] & 0x3fffffff) < bnode / 64))) {
 		uint64_t ev = ev_pop(&sw);
 
-		block_earliest(r, q, &lq, (uint32_t)ev & 0x3fffffff,
+		block_earliest(r, q, &sw.lq, (uint32_t)ev & 0x3fffffff,
 			       (int32_t)(ev >> 32), hi, &best, &bnode);
 	}
 	q->blocks_skipped += sw.len;
