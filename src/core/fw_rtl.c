@@ -327,6 +327,7 @@ struct fw_rtl *fw_rtl_new(uint32_t nnodes, uint32_t nres, int32_t wslots)
 	r->ev = fw_xmalloc(((size_t)nnodes + r->nblocks) * sizeof(*r->ev));
 	r->open = fw_xcalloc(r->nblocks, sizeof(*r->open));
 	r->gend = fw_xmalloc(nnodes * sizeof(*r->gend));
+	r->jend = fw_xmalloc(r->nbk * sizeof(*r->jend));
 	fw_rtl_hints_init(r);
 	return r;
 }
@@ -349,6 +350,7 @@ void fw_rtl_free(struct fw_rtl *r)
 	free(r->ev);
 	free(r->open);
 	free(r->gend);
+	free(r->jend);
 	fw_rtl_hints_free(r);
 	free(r);
 }
@@ -564,7 +566,7 @@ size_t fw_rtl_mem_bytes(const struct fw_rtl *r)
 	sz += (size_t)r->nblocks * r->nbk * r->K;
 	sz += (size_t)(r->nnodes + r->nblocks) * r->K * sizeof(int64_t);
 	sz += ((size_t)r->nnodes + 2 * r->nblocks) * sizeof(uint64_t);
-	sz += (size_t)r->nnodes * sizeof(int32_t);
+	sz += (size_t)r->nnodes * sizeof(int32_t) + r->nbk * sizeof(uint32_t);
 	/* level sets, probe hints */
 	sz += (size_t)r->nbk * r->LK * RTL_NLEV * r->nblocks * sizeof(uint64_t);
 	sz += (size_t)RTL_NHINT * r->nblocks * sizeof(uint64_t);

@@ -55,6 +55,9 @@ struct fw_rtl {
 	uint64_t *ev;		/* nnodes + nblocks: the sweep's event heap */
 	uint64_t *open;		/* nblocks words: nodes whose run is open */
 	int32_t *gend;		/* nnodes: last start of a node's run */
+	uint32_t *jend;		/* nbk: the last bucket a window of the
+				   query's length from bucket j's start
+				   touches */
 	/* what earlier start-now probes learned (fw_rtl_hint.c) */
 	struct rtl_hint *hint;	/* RTL_NHINT */
 	uint32_t hint_next;	/* the slot the next hint replaces */

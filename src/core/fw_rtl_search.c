@@ -167,6 +167,27 @@ static uint32_t last_bucket(const struct fw_rtl *r, int32_t c, int32_t d)
 	return fw_rtl_bucket_of(r, c + d - 1);
 }
 
+/* r->jend for windows of d slots. */
+static void window_ends(struct fw_rtl *r, int32_t d)
+{
+	for (uint32_t j = 0; j < r->nbk; j++)
+		r->jend[j] = last_bucket(r, r->benv[0].t[j], d);
+}
+
+/*
+ * Nodes of x (block b) that may start a window in bucket j: a window
+ * starting anywhere in bucket j touches every bucket up to r->jend[j], and
+ * a node with req free during it is in the level sets of each.  A short
+ * hole in a busy node passes the bucket's own maxima but not this.
+ */
+static uint64_t may_start_in(const struct fw_rtl *r, const struct rtl_lvq *lq,
+			     uint64_t x, uint32_t b, uint32_t j)
+{
+	for (uint32_t jj = j; jj <= r->jend[j] && x; jj++)
+		x &= fw_rtl_lev_word(r, lq, jj, b);
+	return x;
+}
+
 /* Step 1: the lowest n nodes fitting at c into q->nodes; true if n.
  * A node whose largest free amounts in c's bucket (exact for the first
  * slots, where start-now questions are) fall short is passed over
@@ -293,23 +314,20 @@ static void open_block(struct sweep *sw, uint32_t b, int32_t t, uint32_t j)
 {
 	struct fw_rtl *r = sw->r;
 	const int64_t *req = sw->q->req;
-	uint64_t rest = 0;
-
-	for (uint64_t x = fw_rtl_block_word(r, sw->q->cand, b); x; x &= x - 1) {
-		uint32_t i = b * 64 + fw_ctz64(x);
-
-		if (seg_fits(r->cap + (size_t)i * r->K, req, r->K))
-			rest |= x & -x;
-	}
+	uint64_t rest = fw_rtl_block_word(r, sw->q->cand, b);
 	for (uint32_t jj = j; rest && jj < r->nbk; jj++) {
 		if (jj > j && r->benv[0].t[jj] > sw->hi)
 			return;
-		for (uint64_t m = rest & fw_rtl_lev_word(r, &sw->lq, jj, b); m;
+		for (uint64_t m = may_start_in(r, &sw->lq, rest, b, jj); m;
 		     m &= m - 1) {
 			uint32_t i = b * 64 + fw_ctz64(m);
 
-			if (!seg_fits(fw_rtl_nmax(r, i, jj), req, r->K))
+			if (!seg_fits(fw_rtl_nmax(r, i, jj), req, r->K)) {
+				if (!seg_fits(r->cap + (size_t)i * r->K, req,
+					      r->K))
+					rest &= ~(m & -m);	/* never */
 				continue;
+			}
 			rest &= ~(m & -m);
 			if (jj == j)
 				next_run(sw, i, t);
@@ -391,6 +409,7 @@ static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
 	int32_t found = -1;
 
 	fw_rtl_lvq_init(r, q->req, &sw.lq);
+	window_ends(r, q->d);
 	push_blocks(&sw, c);
 	while (sw.len) {
 		int32_t t = (int32_t)(r->ev[0] >> 32);
@@ -430,26 +449,25 @@ static void block_earliest(struct fw_rtl *r, struct fw_rtl_query *q,
 			   const struct rtl_lvq *lq, uint32_t b, int32_t t,
 			   int32_t hi, int32_t *best, uint32_t *bnode)
 {
-	uint64_t rest = 0;
+	uint64_t rest = fw_rtl_block_word(r, q->cand, b);
+	uint32_t j0 = fw_rtl_bucket_of(r, t);
 
-	for (uint64_t x = fw_rtl_block_word(r, q->cand, b); x; x &= x - 1) {
-		uint32_t i = b * 64 + fw_ctz64(x);
-
-		if (seg_fits(r->cap + (size_t)i * r->K, q->req, r->K))
-			rest |= x & -x;
-	}
-	for (uint32_t j = fw_rtl_bucket_of(r, t); rest && j < r->nbk; j++) {
-		int32_t s = j == fw_rtl_bucket_of(r, t) ? t : r->benv[0].t[j];
+	for (uint32_t j = j0; rest && j < r->nbk; j++) {
+		int32_t s = j == j0 ? t : r->benv[0].t[j];
 		uint64_t m;
 
 		if (s > (*best < hi ? *best : hi))
 			return;
-		for (m = rest & fw_rtl_lev_word(r, lq, j, b); m; m &= m - 1) {
+		for (m = may_start_in(r, lq, rest, b, j); m; m &= m - 1) {
 			uint32_t i = b * 64 + fw_ctz64(m);
 			int32_t f;
 
-			if (!seg_fits(fw_rtl_nmax(r, i, j), q->req, r->K))
+			if (!seg_fits(fw_rtl_nmax(r, i, j), q->req, r->K)) {
+				if (!seg_fits(r->cap + (size_t)i * r->K, q->req,
+					      r->K))
+					rest &= ~(m & -m);	/* never */
 				continue;
+			}
 			rest &= ~(m & -m);
 			q->nodes_scanned++;
 			f = fw_rtl_list_next_fit(&r->node[i], r->K, q->req, s,
@@ -478,6 +496,7 @@ static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
 	uint32_t bnode = 0;
 
 	fw_rtl_lvq_init(r, q->req, &sw.lq);
+	window_ends(r, q->d);
 	push_blocks(&sw, c);
 	/* Events are ordered by (slot, block): a block at best's slot but
 	 * after best's block cannot give a lower node. */
