@@ -89,6 +89,15 @@ die() { echo "measure: ERROR: $*" >&2; exit 1; }
 exec 9> "$out/.lock"
 flock -n 9 || die "another measure.sh is using $out"
 
+# Every running job is a slurmstepd, a shell and a sleep under the one
+# front-end slurmd (about 1.8 MB together): a shared cluster of thousands
+# of nodes runs thousands at once, past the default kernel.pid_max of
+# 32768 (slurmctld then dies in pthread_create; doc/performance.md).
+pidmax=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 0)
+if [ "$shared" = 1 ] && [ "$nodes" -ge 5000 ] && [ "$pidmax" -lt 1000000 ]; then
+  die "kernel.pid_max is $pidmax: with --shared on $nodes nodes thousands of jobs run at once; sysctl -w kernel.pid_max=4194304 first"
+fi
+
 fe=$(bash "$here/build-frontend.sh" | tail -n1)
 [ -d "$fe" ] || die "front-end build missing"
 [ -f "$plugins/sched_fairway.so" ] || die "build the plugins first (make)"
