@@ -101,7 +101,7 @@ struct sweep {
 	int32_t hi;		/* last allowed start */
 	uint32_t len;		/* events in r->ev */
 	uint32_t nopen;		/* nodes in r->open */
-	struct rtl_lvq lq;	/* the request's level filter */
+	const struct rtl_lvq *lq;	/* the request's level filter */
 };
 
 static void ev_push(struct sweep *sw, int64_t t, uint32_t kind, uint32_t i)
@@ -174,18 +174,42 @@ static void window_ends(struct fw_rtl *r, int32_t d)
 		r->jend[j] = last_bucket(r, r->benv[0].t[j], d);
 }
 
-/*
- * Nodes of x (block b) that may start a window in bucket j: a window
- * starting anywhere in bucket j touches every bucket up to r->jend[j], and
- * a node with req free during it is in the level sets of each.  A short
- * hole in a busy node passes the bucket's own maxima but not this.
- */
-static uint64_t may_start_in(const struct fw_rtl *r, const struct rtl_lvq *lq,
-			     uint64_t x, uint32_t b, uint32_t j)
+/* Nodes of x (block b) in the request's level sets of every bucket
+ * j0..j1: a node with req free during a window is, in each bucket the
+ * window touches. */
+static uint64_t in_levels(const struct fw_rtl *r, const struct rtl_lvq *lq,
+			  uint64_t x, uint32_t b, uint32_t j0, uint32_t j1)
 {
-	for (uint32_t jj = j; jj <= r->jend[j] && x; jj++)
-		x &= fw_rtl_lev_word(r, lq, jj, b);
+	for (uint32_t j = j0; j <= j1 && x; j++)
+		x &= fw_rtl_lev_word(r, lq, j, b);
 	return x;
+}
+
+/*
+ * The nodes of *rest (block b) to look at from bucket j on: those that
+ * may start a window in bucket j (in the level sets of every bucket up to
+ * r->jend[j], which a window starting anywhere in j touches: a short hole
+ * in a busy node passes the bucket's own maxima but not this) and whose
+ * largest free amounts in j hold req.  They leave *rest, and so do nodes
+ * whose capacity never holds req; the others wait for a later bucket.
+ */
+static uint64_t fit_from(const struct fw_rtl *r, const struct rtl_lvq *lq,
+			 const int64_t *req, uint64_t *rest, uint32_t b,
+			 uint32_t j)
+{
+	uint64_t got = 0;
+
+	for (uint64_t m = in_levels(r, lq, *rest, b, j, r->jend[j]); m;
+	     m &= m - 1) {
+		uint32_t i = b * 64 + fw_ctz64(m);
+
+		if (seg_fits(fw_rtl_nmax(r, i, j), req, r->K))
+			got |= m & -m;
+		else if (!seg_fits(r->cap + (size_t)i * r->K, req, r->K))
+			*rest &= ~(m & -m);	/* never */
+	}
+	*rest &= ~got;
+	return got;
 }
 
 /* Step 1: the lowest n nodes fitting at c into q->nodes; true if n.
@@ -194,21 +218,17 @@ static uint64_t may_start_in(const struct fw_rtl *r, const struct rtl_lvq *lq,
  * without a walk of its list: most nodes of a busy block do.  Blocks that
  * an earlier probe showed to hold no fitting node are not looked at
  * (fw_rtl_hint.c), and what this probe shows is kept for later ones. */
-static bool probe(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c)
+static bool probe(struct fw_rtl *r, struct fw_rtl_query *q,
+		  const struct rtl_lvq *lq, int32_t c)
 {
 	uint32_t got = 0, jc = fw_rtl_bucket_of(r, c), je = last_bucket(r, c, q->d);
 	uint32_t b0 = fw_rtl_hint_skip(r, q, c), b = b0;
-	struct rtl_lvq lq;
 
-	fw_rtl_lvq_init(r, q->req, &lq);
 	q->blocks_skipped += b0;
 	for (; b < r->nblocks && got < q->n; b++) {
-		uint64_t x = fw_rtl_block_word(r, q->cand, b);
+		uint64_t x = in_levels(r, lq, fw_rtl_block_word(r, q->cand, b),
+				       b, jc, je);
 
-		/* a fitting node is in the level sets of every bucket of
-		 * [c, c + d) */
-		for (uint32_t j = jc; j <= je && x; j++)
-			x &= fw_rtl_lev_word(r, &lq, j, b);
 		if (!x) {
 			q->blocks_skipped++;
 			continue;
@@ -304,31 +324,23 @@ static void check_node(struct sweep *sw, uint32_t i, int32_t t, uint32_t j)
 }
 
 /*
- * Block b reached at slot t (bucket j): check_node for each of its nodes
- * that can hold req, with the buckets walked once for the whole block (the
- * level sets leave, per bucket, the nodes that may fit there): a node
- * whose largest free amounts hold req in bucket j is looked at now, one
- * that first holds them in a later bucket gets an event at its start.
+ * Block b reached at slot t (bucket j): check_node for each of its nodes,
+ * with the buckets walked once for the whole block (fit_from): a node
+ * that may fit in bucket j is looked at now, one that first may in a
+ * later bucket gets an event at its start.
  */
 static void open_block(struct sweep *sw, uint32_t b, int32_t t, uint32_t j)
 {
 	struct fw_rtl *r = sw->r;
-	const int64_t *req = sw->q->req;
 	uint64_t rest = fw_rtl_block_word(r, sw->q->cand, b);
+
 	for (uint32_t jj = j; rest && jj < r->nbk; jj++) {
 		if (jj > j && r->benv[0].t[jj] > sw->hi)
 			return;
-		for (uint64_t m = may_start_in(r, &sw->lq, rest, b, jj); m;
-		     m &= m - 1) {
+		for (uint64_t m = fit_from(r, sw->lq, sw->q->req, &rest, b, jj);
+		     m; m &= m - 1) {
 			uint32_t i = b * 64 + fw_ctz64(m);
 
-			if (!seg_fits(fw_rtl_nmax(r, i, jj), req, r->K)) {
-				if (!seg_fits(r->cap + (size_t)i * r->K, req,
-					      r->K))
-					rest &= ~(m & -m);	/* never */
-				continue;
-			}
-			rest &= ~(m & -m);
 			if (jj == j)
 				next_run(sw, i, t);
 			else
@@ -387,7 +399,7 @@ static void push_blocks(struct sweep *sw, int32_t c)
 		/* No node of the block can start before the first bucket in
 		 * which one is in the request's level sets: the envelope is
 		 * walked from there. */
-		while (!(x & fw_rtl_lev_word(r, &sw->lq, j, b)))
+		while (!(x & fw_rtl_lev_word(r, sw->lq, j, b)))
 			if (++j >= r->nbk || r->benv[0].t[j] > sw->hi)
 				break;
 		lb = j >= r->nbk || (j > jc && r->benv[0].t[j] > sw->hi) ?
@@ -403,12 +415,11 @@ static void push_blocks(struct sweep *sw, int32_t c)
 
 /* Step 2: the sweep from c; returns the start or -1. */
 static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
-			  int32_t c, int32_t hi)
+			  const struct rtl_lvq *lq, int32_t c, int32_t hi)
 {
-	struct sweep sw = { .r = r, .q = q, .hi = hi };
+	struct sweep sw = { .r = r, .q = q, .hi = hi, .lq = lq };
 	int32_t found = -1;
 
-	fw_rtl_lvq_init(r, q->req, &sw.lq);
 	window_ends(r, q->d);
 	push_blocks(&sw, c);
 	while (sw.len) {
@@ -429,21 +440,11 @@ static int32_t sweep_from(struct fw_rtl *r, struct fw_rtl_query *q,
 }
 
 /*
- * One node (most jobs): the earliest start is the smallest of the nodes'
- * own earliest fits, so no sweep of runs is needed.  Blocks are taken in
- * the order of their envelopes' bounds and only while a bound can still
- * beat the best start found; a node's bucket maxima are checked up to
- * that start before its list is walked (to it at most).  Ties go to the
- * lowest node index, as in the sweep.
- */
-/*
- * Block b, reached at slot t (bucket j): the earliest fit of each of its
- * nodes that can hold req, lowered into *best / *bnode (ties to the lower
- * node).  The buckets are walked once for the whole block: in each, the
- * level sets leave the nodes that may fit there, and a node whose largest
- * free amounts in that bucket hold req has its list walked from there (up
- * to the best start so far) and is done; the others wait for a later
- * bucket.  A node's first such bucket is where fit_bucket would stop.
+ * Block b, reached at slot t: the earliest fit of each of its nodes,
+ * lowered into *best / *bnode (ties to the lower node).  The buckets are
+ * walked once for the whole block (fit_from): a node that may fit in a
+ * bucket has its list walked from there (up to the best start so far)
+ * and is done; the others wait for a later bucket.
  */
 static void block_earliest(struct fw_rtl *r, struct fw_rtl_query *q,
 			   const struct rtl_lvq *lq, uint32_t b, int32_t t,
@@ -458,17 +459,10 @@ static void block_earliest(struct fw_rtl *r, struct fw_rtl_query *q,
 
 		if (s > (*best < hi ? *best : hi))
 			return;
-		for (m = may_start_in(r, lq, rest, b, j); m; m &= m - 1) {
+		for (m = fit_from(r, lq, q->req, &rest, b, j); m; m &= m - 1) {
 			uint32_t i = b * 64 + fw_ctz64(m);
 			int32_t f;
 
-			if (!seg_fits(fw_rtl_nmax(r, i, j), q->req, r->K)) {
-				if (!seg_fits(r->cap + (size_t)i * r->K, q->req,
-					      r->K))
-					rest &= ~(m & -m);	/* never */
-				continue;
-			}
-			rest &= ~(m & -m);
 			q->nodes_scanned++;
 			f = fw_rtl_list_next_fit(&r->node[i], r->K, q->req, s,
 						 q->d, *best < hi ? *best : hi);
@@ -489,13 +483,12 @@ static void block_earliest(struct fw_rtl *r, struct fw_rtl_query *q,
  * sweep.
  */
 static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
-			    int32_t c, int32_t hi)
+			    const struct rtl_lvq *lq, int32_t c, int32_t hi)
 {
-	struct sweep sw = { .r = r, .q = q, .hi = hi };
+	struct sweep sw = { .r = r, .q = q, .hi = hi, .lq = lq };
 	int32_t best = FW_RTL_INF;
 	uint32_t bnode = 0;
 
-	fw_rtl_lvq_init(r, q->req, &sw.lq);
 	window_ends(r, q->d);
 	push_blocks(&sw, c);
 	/* Events are ordered by (slot, block): a block at best's slot but
@@ -505,7 +498,7 @@ static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
 			   ((uint32_t)r->ev[0] & 0x3fffffff) < bnode / 64))) {
 		uint64_t ev = ev_pop(&sw);
 
-		block_earliest(r, q, &sw.lq, (uint32_t)ev & 0x3fffffff,
+		block_earliest(r, q, lq, (uint32_t)ev & 0x3fffffff,
 			       (int32_t)(ev >> 32), hi, &best, &bnode);
 	}
 	q->blocks_skipped += sw.len;
@@ -523,6 +516,7 @@ static uint32_t count_cand(const struct fw_rtl *r, const struct fw_bitset *c)
 int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
 {
 	int32_t smin = q->smin < 0 ? 0 : q->smin, c, hi, s;
+	struct rtl_lvq lq;
 
 	q->start = -1;
 	if (q->n == 0 || q->d < 1 || smin > q->smax ||
@@ -532,11 +526,13 @@ int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
 	/* Past W nothing changes: a start there may as well be at W. */
 	hi = q->smax < r->W ? q->smax : r->W;
 	c = smin < r->W ? smin : r->W;
-	if (probe(r, q, c))
+	fw_rtl_lvq_init(r, q->req, &lq);
+	if (probe(r, q, &lq, c))
 		s = c;
 	else
-		s = c >= hi ? -1 : q->n == 1 ? earliest_one(r, q, c + 1, hi) :
-		    sweep_from(r, q, c + 1, hi);
+		s = c >= hi ? -1 :
+		    q->n == 1 ? earliest_one(r, q, &lq, c + 1, hi) :
+		    sweep_from(r, q, &lq, c + 1, hi);
 	if (s < 0)
 		return -1;
 	q->start = s > smin ? s : smin;
