@@ -99,9 +99,10 @@ struct fw_plan_conf {
 	/* SchedulerParameters preemption tokens (Slurm's names; see
 	 * "Preemption" below and doc/design.md). */
 	bool preempt_youngest_first;	/* rank victims by start time only */
-	bool preempt_strict_order;	/* victims: the shortest prefix of the
-					   rank order, nobody spared */
-	uint32_t preempt_reorder_count;	/* 0: as strict order; default 1 */
+	bool preempt_strict_order;	/* nodes by their worst victim's rank
+					   first, then by the fewest */
+	uint32_t preempt_reorder_count;	/* Slurm's reorders of a node's
+					   victims, minus one; default 1 */
 	/* Which SchedulerParameters bf_* tokens were given (duplicates). */
 	uint64_t seen;
 };
@@ -387,8 +388,9 @@ int fw_plan_add_running_use(struct fw_plan *p, const struct fw_node_use *u,
  * class may then count on what it holds: the planner chooses victims in
  * rank order (Slurm's: lower prio first, then fewer nodes, then the
  * youngest, then the higher job id; preempt_youngest_first: the youngest
- * first, then the higher job id), the fewest a node needs (strict order:
- * the shortest prefix), and starts the job when the victims are gone:
+ * first, then the higher job id), on each node those Slurm's select plugin
+ * takes there, on the nodes with the fewest (strict order: the lowest
+ * worst rank first), and starts the job when the victims are gone:
  * now, or after the longest GraceTime among them.  On a shared cluster
  * both jobs that share nodes and jobs that want whole nodes (--exclusive,
  * OverSubscribe=EXCLUSIVE) preempt; a whole-node job needs every job

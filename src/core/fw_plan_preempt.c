@@ -15,15 +15,16 @@
  *    c0).  Only a start earlier than c0 is worth a preemption.  For each
  *    possible start c (now, or the slot at which victims whose GraceTime
  *    ends by then are gone), ascending, every candidate node is priced:
- *    0 victims if the job fits there as it is; else the fewest of the
- *    node's eligible victims that make room, the first such set in rank
- *    order (with preempt_strict_order or preempt_reorder_count=0: the
- *    shortest prefix of the rank order, as Slurm then preempts "only the
- *    lowest priority jobs").  The exact search has a budget of fit checks
- *    per node; past it, the shortest prefix from which every victim not
- *    needed is spared (a minimal set).  The n nodes with the fewest
- *    victims (then the lowest-ranked worst victim, then the lowest index)
- *    are chosen; the first start with n such nodes wins.
+ *    0 victims if the job fits there as it is; else the victims Slurm's
+ *    select plugin takes there when select_nodes() is given that node
+ *    (slurm_victims: the shortest prefix of the rank order that makes
+ *    room, then reordered preempt_reorder_count + 1 times with the job
+ *    that completed the fit first), since it is select_nodes() that
+ *    preempts.  The n nodes with the fewest victims (then the
+ *    lowest-ranked worst victim, then the lowest index) are chosen; with
+ *    preempt_strict_order the lowest-ranked worst victim first, then the
+ *    fewest, as Slurm then preempts "only the lowest priority jobs".  The
+ *    first start with n such nodes wins.
  *  - Eligible victim: its class is in the job's preempts list, it is not
  *    exempt (PreemptExemptTime) now, not already preempted in this plan,
  *    gone (after its grace time) by c and still running at c, and its
@@ -403,61 +404,74 @@ static void pick_push(struct fw_preempt *pr, uint32_t h)
 	pr->pick[pr->npick++] = h;
 }
 
-/* Spare every victim of the node's prefix S[0..*ns-1] that the fit does
- * not need, the highest-ranked tried first (a minimal set). */
-static void spare(struct fw_plan *p, uint32_t node, int32_t c, int32_t e,
-		  uint32_t *S, uint32_t *ns)
+static int rank_cmp_h(const struct fw_preempt *pr, uint32_t a, uint32_t b)
 {
-	for (uint32_t m = *ns; m-- > 0;) {
-		uint32_t h = S[m];
+	uint32_t x = pr->v[pr->h[a].v].rank, y = pr->v[pr->h[b].v].rank;
 
-		memmove(S + m, S + m + 1, (*ns - m - 1) * sizeof(uint32_t));
-		(*ns)--;
-		if (fits_with(p, node, c, e, S, *ns))
-			continue;
-		memmove(S + m + 1, S + m, (*ns - m) * sizeof(uint32_t));
-		S[m] = h;
-		(*ns)++;
+	return (x > y) - (x < y);
+}
+
+/* S[0..n-1] (holds) in rank order: an insertion sort, a node holds few. */
+static void sort_by_rank(const struct fw_preempt *pr, uint32_t *S, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t x = S[i], m = i;
+
+		for (; m > 0 && rank_cmp_h(pr, S[m - 1], x) > 0; m--)
+			S[m] = S[m - 1];
+		S[m] = x;
 	}
 }
 
-/* Fit checks one node may spend looking for its fewest victims. */
-#define FEWEST_BUDGET 4096
+/* The shortest prefix of S[0..] that makes node fit (the whole list
+ * does: checked by the caller). */
+static uint32_t shortest_prefix(struct fw_plan *p, uint32_t node, int32_t c,
+				int32_t e, const uint32_t *S)
+{
+	uint32_t ns = 0;
+
+	while (!fits_with(p, node, c, e, S, ++ns))
+		;
+	return ns;
+}
+
+/* Reorders at most (preempt_reorder_count + 1 each time a node is priced;
+ * a large count only repeats the same few orders). */
+#define REORDER_MAX 16
 
 /*
- * The fewest of the node's eligible holds E[0..m-1] (rank order) that
- * make room, the first such set in rank order (combinations of k in
- * lexicographic order, k = 1, 2, ...), into S; returns its size, or 0 if
- * the budget ran out first.
+ * Slurm's victims on one node: what select/cons_tres preempts when
+ * select_nodes() is given this node (its _run_now with preemptee
+ * candidates, src/plugins/select/cons_tres/job_test.c).  It removes the
+ * candidates in rank order until the job fits; then, preempt_reorder_count
+ * + 1 times, the job that completed the fit moves to the front and the
+ * shortest prefix of the new order is taken again, which drops the
+ * lower-ranked jobs the fit no longer needs.  (preempt_strict_order moves
+ * it so; the default re-sorts by the nodes each candidate has among the
+ * chosen ones, the same order on one node.  Slurm also stops once it has
+ * done as many fits as it has candidates in all; not modelled.)  The
+ * plan must name these, not a smaller set: select_nodes() preempts them,
+ * whatever the plan says.  E[0..m-1]: the node's eligible holds in rank
+ * order, all of them enough; the result into S, in rank order.
  */
-static uint32_t fewest(struct fw_plan *p, uint32_t node, int32_t c,
-		       int32_t e, const uint32_t *E, uint32_t m, uint32_t *S)
+static uint32_t slurm_victims(struct fw_plan *p, uint32_t node, int32_t c,
+			      int32_t e, const uint32_t *E, uint32_t m,
+			      uint32_t *S)
 {
-	uint32_t idx[64], budget = FEWEST_BUDGET;
+	uint32_t rounds = p->conf->preempt_reorder_count, ns;
 
-	for (uint32_t k = 1; k <= m && k <= 64; k++) {
-		for (uint32_t i = 0; i < k; i++)
-			idx[i] = i;
-		for (;;) {
-			uint32_t i;
+	rounds = rounds < REORDER_MAX ? rounds + 1 : REORDER_MAX;
+	memcpy(S, E, m * sizeof(*S));
+	ns = shortest_prefix(p, node, c, e, S);
+	for (uint32_t r = 0; r < rounds && ns > 1; r++) {
+		uint32_t last = S[ns - 1];
 
-			for (i = 0; i < k; i++)
-				S[i] = E[idx[i]];
-			if (fits_with(p, node, c, e, S, k))
-				return k;
-			if (--budget == 0)
-				return 0;
-			/* Next combination of k indices out of m. */
-			for (i = k; i-- > 0 && idx[i] == m - k + i;)
-				;
-			if (i == UINT32_MAX)
-				break;
-			idx[i]++;
-			for (uint32_t t = i + 1; t < k; t++)
-				idx[t] = idx[t - 1] + 1;
-		}
+		memmove(S + 1, S, (ns - 1) * sizeof(*S));
+		S[0] = last;
+		ns = shortest_prefix(p, node, c, e, S);
 	}
-	return 0;
+	sort_by_rank(p->pre, S, ns);
+	return ns;
 }
 
 /* A whole-node job needs all of a node: s->req is that node's capacity
@@ -471,17 +485,16 @@ static void node_req(struct fw_plan *p, uint32_t node)
 
 /*
  * The victims node needs for j over [c, e), appended to pr->pick (rank
- * order): the fewest (preempt_strict_order or preempt_reorder_count=0:
- * the shortest prefix in rank order).  False if even all eligible ones
- * are not enough, or the node's bookings are inexact and it does not fit
- * as it is.
+ * order): Slurm's (slurm_victims).  False if even all eligible ones are
+ * not enough, or the node's bookings are inexact and it does not fit as
+ * it is.
  */
 static bool node_victims(struct fw_plan *p, const struct fw_plan_job *j,
 			 uint32_t node, int32_t c, int32_t e,
 			 struct pnode *pn)
 {
 	struct fw_preempt *pr = p->pre;
-	uint32_t m = 0, ns = 0, *E, *S;
+	uint32_t m = 0, ns, *E, *S;
 
 	pn->node = node;
 	pn->cost = pn->worst = 0;
@@ -506,22 +519,7 @@ static bool node_victims(struct fw_plan *p, const struct fw_plan_job *j,
 		pr->npick = pn->first;
 		return false;
 	}
-	if (m == 1) {
-		/* the one victim it needs, whatever the order rule */
-		S[0] = E[0];
-		ns = 1;
-	} else if (!p->conf->preempt_strict_order &&
-		 p->conf->preempt_reorder_count)
-		ns = fewest(p, node, c, e, E, m, S);
-	if (!ns) {
-		/* The prefix of the rank order (fewest() wrote over S). */
-		memcpy(S, E, m * sizeof(uint32_t));
-		while (!fits_with(p, node, c, e, S, ++ns))
-			;
-		if (!p->conf->preempt_strict_order &&
-		    p->conf->preempt_reorder_count)
-			spare(p, node, c, e, S, &ns);
-	}
+	ns = slurm_victims(p, node, c, e, E, m, S);
 	memmove(E, S, ns * sizeof(uint32_t));
 	pr->npick = pn->first + ns;
 	pn->cost = ns;
@@ -533,6 +531,8 @@ static bool node_victims(struct fw_plan *p, const struct fw_plan_job *j,
 /* The search                                                          */
 /* ------------------------------------------------------------------ */
 
+/* Default: the nodes with the fewest victims, then the lowest-ranked
+ * worst victim, then the lowest index. */
 static int pnode_cmp(const void *x, const void *y)
 {
 	const struct pnode *a = x, *b = y;
@@ -544,24 +544,39 @@ static int pnode_cmp(const void *x, const void *y)
 	return (a->node > b->node) - (a->node < b->node);
 }
 
-/* pn[0..n-1] = the n best of pn[0..nf-1] in pnode_cmp order (n <= nf):
- * a few nodes out of thousands, so an insertion into the n best found so
- * far instead of sorting them all (the sort was a fifth of a pass whose
+/* preempt_strict_order: "preempt only the lowest priority jobs" (Slurm
+ * takes its candidates in rank order until the job fits anywhere): the
+ * lowest-ranked worst victim first, then the fewest, then the index. */
+static int pnode_cmp_strict(const void *x, const void *y)
+{
+	const struct pnode *a = x, *b = y;
+
+	if (a->worst != b->worst)
+		return a->worst < b->worst ? -1 : 1;
+	if (a->cost != b->cost)
+		return a->cost < b->cost ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+/* pn[0..n-1] = the n best of pn[0..nf-1] in cmp order (n <= nf): a few
+ * nodes out of thousands, so an insertion into the n best found so far
+ * instead of sorting them all (the sort was a fifth of a pass whose
  * owner jobs each priced 2,000 nodes). */
-static void best_pnodes(struct pnode *pn, uint32_t nf, uint32_t n)
+static void best_pnodes(struct pnode *pn, uint32_t nf, uint32_t n,
+			int (*cmp)(const void *, const void *))
 {
 	if (n > 32) {
-		qsort(pn, nf, sizeof(*pn), pnode_cmp);
+		qsort(pn, nf, sizeof(*pn), cmp);
 		return;
 	}
-	qsort(pn, n, sizeof(*pn), pnode_cmp);
+	qsort(pn, n, sizeof(*pn), cmp);
 	for (uint32_t k = n; k < nf; k++) {
 		struct pnode x = pn[k];
 		uint32_t m = n - 1;
 
-		if (pnode_cmp(&x, &pn[m]) >= 0)
+		if (cmp(&x, &pn[m]) >= 0)
 			continue;
-		for (; m > 0 && pnode_cmp(&x, &pn[m - 1]) < 0; m--)
+		for (; m > 0 && cmp(&x, &pn[m - 1]) < 0; m--)
 			pn[m] = pn[m - 1];
 		pn[m] = x;
 	}
@@ -666,10 +681,10 @@ static bool start_at(struct fw_plan *p, const struct fw_plan_job *j,
 		}
 	if (nf < n)
 		return false;
-	best_pnodes(pr->pn, nf, n);
+	best_pnodes(pr->pn, nf, n, p->conf->preempt_strict_order ?
+				   pnode_cmp_strict : pnode_cmp);
 	collect_victims(pr, pr->pn, n);
-	if (n > 1 && !p->conf->preempt_strict_order &&
-	    p->conf->preempt_reorder_count)
+	if (n > 1)	/* Slurm's reorders drop them too */
 		prune_union(p, pr->pn, n, c, e);
 	if (!pr->nout)
 		return false;	/* fits as it is: no preemption */

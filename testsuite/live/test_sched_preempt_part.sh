@@ -41,6 +41,15 @@
 #     not the low2 job's end 4 minutes later; fairway explain names the
 #     low2 job as the one it will preempt; when the peer job ends, the
 #     high job preempts exactly the low2 job and starts on n1.
+#  7. the default victim order again (slurmctld restarted without
+#     preempt_youngest_first): n1 holds a 2-CPU peer job and two 1-CPU low
+#     jobs a and b, n2 one 4-CPU low2 job c; a 2-CPU high job on one node
+#     can start by preempting a and b (n1) or c (n2).  Fairway takes the
+#     fewest, c on n2; Slurm's select plugin takes candidates in tier
+#     order until the job fits, a and b (printed, not checked);
+#  8. the same with SchedulerParameters preempt_strict_order (restarted):
+#     "preempt only the lowest priority jobs": a and b on n1, as
+#     sched/backfill does.
 # Fairway must preempt no more jobs than sched/backfill in each part and
 # start each high job no later (a 3-second tolerance for pass timing).
 source "$(dirname "$0")/lib.sh"
@@ -156,6 +165,40 @@ scen() {
   echo "o7_victim_is_low2 $([ "$(preempted_for "$o7")" = "$lj" ] && echo yes || echo "no:$(preempted_for "$o7")")"
   echo "o7_node $(node_of "$o7")"
   scancel -u root; wait_until 30 queue_empty
+
+  say "7. default order (restarted without preempt_youngest_first): fewest victims"
+  sed -i 's/,preempt_youngest_first//' "$SLURM_CONF"
+  restart_ctld || echo "restart_failed"
+  wait_until 30 bash -c 'sinfo -h -o %T | grep -qv -E "down|unk"'
+  two_nodes_of_victims o8
+  say "8. preempt_strict_order (restarted): only the lowest tier"
+  sed -i '/^SchedulerParameters=/ s/$/,preempt_strict_order/' "$SLURM_CONF"
+  restart_ctld || echo "restart_failed"
+  wait_until 30 bash -c 'sinfo -h -o %T | grep -qv -E "down|unk"'
+  two_nodes_of_victims o9
+}
+
+# Parts 7 and 8: n1 holds a 2-CPU peer job (never preempted) and two
+# 1-CPU low jobs a and b (tier 1); n2 one 4-CPU low2 job c (tier 2).  A
+# 2-CPU high job on one node needs a and b on n1, or c on n2.  Prints
+# KEY_delay, KEY_preempted, KEY_victims (letters) and KEY_node.
+two_nodes_of_victims() {
+  local k=$1 a b c o t v x names=""
+  submit -p peer -w n1 -n 2 -t 5 --wrap 'sleep 300' > /dev/null
+  a=$(submit -p low -w n1 -n 1 -t 5 --wrap 'sleep 300')
+  b=$(submit -p low -w n1 -n 1 -t 5 --wrap 'sleep 300')
+  c=$(submit -p low2 -w n2 -n 4 -t 5 --wrap 'sleep 300')
+  wait_until 20 all_running 4
+  t=$(date +%s); o=$(submit -p high -N 1 -n 2 -t 2 --wrap 'sleep 120')
+  wait_until 30 job_is "$o" RUNNING
+  echo "${k}_delay $(since "$o" "$t")"
+  echo "${k}_preempted $(npre "$o")"
+  for v in $(preempted_for "$o"); do
+    for x in a b c; do [ "$v" = "${!x}" ] && names+="$x"; done
+  done
+  echo "${k}_victims ${names:-none}"
+  echo "${k}_node $(node_of "$o")"
+  scancel -u root; wait_until 30 queue_empty
 }
 
 twin_start fw-pp 17880 17900 "$common" bf_interval=1,bf_resolution=1 "${shape[@]}"
@@ -168,7 +211,8 @@ keys=(filled peer_state o1_delay o1_preempted o1_victim_is_low o1_on_victim_node
   o4_delay o4_preempted o4_victims_are_n2s o4_node o5_delay o5_preempted
   o5_victim_is_whole o5_node whole_requeued o6_nodes o6_delay o6_preempted o6_victim
   o7_est_vs_peer_end o7_explain o7_preempted_early o7_after_peer_end o7_preempted
-  o7_victim_is_low2 o7_node)
+  o7_victim_is_low2 o7_node o8_delay o8_preempted o8_victims o8_node
+  o9_delay o9_preempted o9_victims o9_node)
 twin_table "${keys[@]}"
 
 say "checks (sched/fairway)"
@@ -207,7 +251,13 @@ check "o7: Fairway preempts no more jobs than sched/backfill ($(f o7_preempted) 
   no_more "$(f o7_preempted)" "$(r o7_preempted)"
 check "o7: Fairway starts the high job no later (+3 s) after the peer job's end than sched/backfill ($(f o7_after_peer_end) vs $(r o7_after_peer_end) s)" \
   no_later "$(f o7_after_peer_end)" "$(r o7_after_peer_end)"
-for k in o1 o3 o4 o5 o6; do
+check_eq "7. default order: the fewest victims, c on n2 (sched/backfill: $(r o8_preempted) $(r o8_victims) on $(r o8_node))" \
+  "1 c n2" "$(f o8_preempted) $(f o8_victims) $(f o8_node)"
+check_eq "8. preempt_strict_order: the lowest tier only, a and b on n1" \
+  "2 ab n1" "$(f o9_preempted) $(f o9_victims) $(f o9_node)"
+check_eq "... as sched/backfill's select plugin does" \
+  "$(r o9_victims) $(r o9_node)" "$(f o9_victims) $(f o9_node)"
+for k in o1 o3 o4 o5 o6 o8 o9; do
   check "$k: Fairway preempts no more jobs than sched/backfill ($(f ${k}_preempted) vs $(r ${k}_preempted))" \
     no_more "$(f ${k}_preempted)" "$(r ${k}_preempted)"
   check "$k: Fairway starts the high job no later (+3 s) than sched/backfill ($(f ${k}_delay) vs $(r ${k}_delay) s)" \
