@@ -423,15 +423,15 @@ static void sort_by_rank(const struct fw_preempt *pr, uint32_t *S, uint32_t n)
 	}
 }
 
-/* The shortest prefix of S[0..] that makes node fit (the whole list
- * does: checked by the caller). */
+/* The shortest prefix of S[0..m-1] that makes node fit (the whole list
+ * does: checked by the caller, so it is not checked again). */
 static uint32_t shortest_prefix(struct fw_plan *p, uint32_t node, int32_t c,
-				int32_t e, const uint32_t *S)
+				int32_t e, const uint32_t *S, uint32_t m)
 {
-	uint32_t ns = 0;
+	uint32_t ns = 1;
 
-	while (!fits_with(p, node, c, e, S, ++ns))
-		;
+	while (ns < m && !fits_with(p, node, c, e, S, ns))
+		ns++;
 	return ns;
 }
 
@@ -462,13 +462,15 @@ static uint32_t slurm_victims(struct fw_plan *p, uint32_t node, int32_t c,
 
 	rounds = rounds < REORDER_MAX ? rounds + 1 : REORDER_MAX;
 	memcpy(S, E, m * sizeof(*S));
-	ns = shortest_prefix(p, node, c, e, S);
+	ns = shortest_prefix(p, node, c, e, S, m);
 	for (uint32_t r = 0; r < rounds && ns > 1; r++) {
 		uint32_t last = S[ns - 1];
 
+		/* The first ns still fit, in any order: no need to look
+		 * further than them. */
 		memmove(S + 1, S, (ns - 1) * sizeof(*S));
 		S[0] = last;
-		ns = shortest_prefix(p, node, c, e, S);
+		ns = shortest_prefix(p, node, c, e, S, ns);
 	}
 	sort_by_rank(p->pre, S, ns);
 	return ns;
