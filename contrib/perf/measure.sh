@@ -14,6 +14,9 @@
 #                                       during a lock yield ends the cycle)
 #                        backfill       sched/backfill with its defaults
 #                        fairway        sched/fairway (whole queue always)
+#                        fairway-easy   the same with ReservationDepth=easy
+#                                       in fairway.conf (one reservation per
+#                                       partition, the rest estimated)
 #     --window MIN     bf_window for backfill-full and fairway (default 10080;
 #                      the queue's time limits need ~3 days at 2000 nodes)
 #     --port P         SlurmctldPort (default 23000; slurmd P+1)
@@ -73,7 +76,7 @@ while [ $# -gt 0 ]; do
     --cpus) cpus=$2; shift 2;;
     --mem) mem=$2; shift 2;;
     --plugins) plugins=$2; shift 2;;
-    -h|--help) sed -n '2,51p' "$0"; exit 0;;
+    -h|--help) sed -n '2,54p' "$0"; exit 0;;
     *) echo "measure.sh: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -150,7 +153,7 @@ sched_conf() {
     backfill)
       echo "SchedulerType=sched/backfill"
       echo "SchedulerParameters=bf_interval=30";;  # = the default
-    fairway)
+    fairway|fairway-easy)
       echo "SchedulerType=sched/fairway"
       echo "SchedulerParameters=sched_interval=-1,defer,bf_window=$window";;
     *) die "unknown scheduler $1";;
@@ -196,7 +199,7 @@ watch_cycles() {
       seen=$1
       echo "$(( $(date +%s) - t_up )) $v" >> "$f"
       # sched/fairway: where that pass's time went (fairway(1) stats)
-      [ "$sched" = fairway ] &&
+      [ "${sched%-easy}" = fairway ] &&
         "$top/src/cli/fairway" stats 2>/dev/null | sed -n "s/^last backfill pass: /$(( $(date +%s) - t_up )) /p" >> "${f%.txt}-passes.txt"
     fi
   done
@@ -298,6 +301,11 @@ run_one() {
   rm -rf "$rdir"; mkdir -p "$rdir"
   extra="$rdir/extra.conf"
   sched_conf "$s" > "$extra"
+  local fwconf=""
+  if [ "$s" = fairway-easy ]; then
+    fwconf="$rdir/fairway.conf"
+    echo "ReservationDepth=easy" > "$fwconf"
+  fi
   cdir="$rdir/cluster"
   # A previous run's daemons may still be shutting down (or another run).
   local i
@@ -309,6 +317,7 @@ run_one() {
   log "$s: starting $nodes nodes (front-end) on port $port"
   bash "$top/contrib/cluster-start.sh" 9>&- --dir "$cdir" --name "perf$s" --port "$port" \
     --nodes "$nodes" --plugins "$plugins" --frontend "$fe" --slurm-extra "$extra" \
+    ${fwconf:+--fairway-conf "$fwconf"} \
     $([ "$shared" = 1 ] && echo "--cpus $cpus --mem $mem") \
     > "$rdir/cluster-start.log" 2>&1 || { tail -20 "$rdir/cluster-start.log" >&2; die "cluster did not start; see $cdir/log"; }
   # shellcheck disable=SC1091
@@ -329,7 +338,7 @@ run_one() {
     scontrol update PartitionName=owner State=UP
   fi
   t_up=$(date +%s); until=$((t_up + duration))
-  if [ "$use_perf" = 1 ] && [ "$s" = fairway ]; then
+  if [ "$use_perf" = 1 ] && [ "${s%-easy}" = fairway ]; then
     perf record -g -F 499 -p "$ctld" -o "$rdir/perf.data" > "$rdir/perf.log" 2>&1 &
     perf_pid=$!
   fi
@@ -360,7 +369,7 @@ run_one() {
   # Starts sched/fairway decided that select_nodes() refused (sf_pass.c)
   local refused
   refused=-
-  [ "$s" != fairway ] || refused=$(grep -c 'refused by select_nodes()' "$cdir/log/slurmctld.log" || true)
+  [ "${s%-easy}" != fairway ] || refused=$(grep -c 'refused by select_nodes()' "$cdir/log/slurmctld.log" || true)
   local row
   row="| $nodes | $jobs | $s | $(val "$rdir/vals" cycles) | $(sec3 "$(val "$rdir/vals" last)") / $(sec3 "$(val "$rdir/vals" mean)") / $(sec3 "$(val "$rdir/vals" max)") | $(val "$rdir/vals" depth) ($(val "$rdir/vals" depth_try)) | $started | $backfilled | $pset / $pwin / $pnone | $(pct "$rdir/latency.txt" 1) | $(pct "$rdir/latency.txt" 2) | $(pct "$rdir/latency.txt" 3) | $(util_summary "$rdir/utilisation.txt") | ${refused:-0} |"
   echo "$row" >> "$results"
