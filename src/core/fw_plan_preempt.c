@@ -404,11 +404,9 @@ static void pick_push(struct fw_preempt *pr, uint32_t h)
 	pr->pick[pr->npick++] = h;
 }
 
-static int rank_cmp_h(const struct fw_preempt *pr, uint32_t a, uint32_t b)
+static int rank_cmp_v(const struct fw_preempt *pr, uint32_t a, uint32_t b)
 {
-	uint32_t x = pr->v[pr->h[a].v].rank, y = pr->v[pr->h[b].v].rank;
-
-	return (x > y) - (x < y);
+	return (pr->v[a].rank > pr->v[b].rank) - (pr->v[a].rank < pr->v[b].rank);
 }
 
 /* S[0..n-1] (holds) in rank order: an insertion sort, a node holds few. */
@@ -417,7 +415,8 @@ static void sort_by_rank(const struct fw_preempt *pr, uint32_t *S, uint32_t n)
 	for (uint32_t i = 1; i < n; i++) {
 		uint32_t x = S[i], m = i;
 
-		for (; m > 0 && rank_cmp_h(pr, S[m - 1], x) > 0; m--)
+		for (; m > 0 && rank_cmp_v(pr, pr->h[S[m - 1]].v, pr->h[x].v) > 0;
+		     m--)
 			S[m] = S[m - 1];
 		S[m] = x;
 	}
@@ -451,17 +450,16 @@ static uint32_t shortest_prefix(struct fw_plan *p, uint32_t node, int32_t c,
  * chosen ones, the same order on one node.  Slurm also stops once it has
  * done as many fits as it has candidates in all; not modelled.)  The
  * plan must name these, not a smaller set: select_nodes() preempts them,
- * whatever the plan says.  E[0..m-1]: the node's eligible holds in rank
- * order, all of them enough; the result into S, in rank order.
+ * whatever the plan says.  S[0..m-1]: the node's eligible holds in rank
+ * order, all of them enough; reordered in place, the victims first (in
+ * rank order); returns how many.
  */
 static uint32_t slurm_victims(struct fw_plan *p, uint32_t node, int32_t c,
-			      int32_t e, const uint32_t *E, uint32_t m,
-			      uint32_t *S)
+			      int32_t e, uint32_t *S, uint32_t m)
 {
 	uint32_t rounds = p->conf->preempt_reorder_count, ns;
 
 	rounds = rounds < REORDER_MAX ? rounds + 1 : REORDER_MAX;
-	memcpy(S, E, m * sizeof(*S));
 	ns = shortest_prefix(p, node, c, e, S, m);
 	for (uint32_t r = 0; r < rounds && ns > 1; r++) {
 		uint32_t last = S[ns - 1];
@@ -496,7 +494,7 @@ static bool node_victims(struct fw_plan *p, const struct fw_plan_job *j,
 			 struct pnode *pn)
 {
 	struct fw_preempt *pr = p->pre;
-	uint32_t m = 0, ns, *E, *S;
+	uint32_t m = 0, ns, *E;
 
 	pn->node = node;
 	pn->cost = pn->worst = 0;
@@ -512,17 +510,13 @@ static bool node_victims(struct fw_plan *p, const struct fw_plan_job *j,
 			pick_push(pr, pr->by_node[k]);
 			m++;
 		}
-	/* E: the eligible holds; S after them: the set being built. */
-	for (uint32_t k = 0; k < m; k++)
-		pick_push(pr, pr->pick[pn->first + k]);
+	/* E: the eligible holds, reordered into the victims */
 	E = pr->pick + pn->first;
-	S = E + m;
 	if (!m || !fits_with(p, node, c, e, E, m)) {
 		pr->npick = pn->first;
 		return false;
 	}
-	ns = slurm_victims(p, node, c, e, E, m, S);
-	memmove(E, S, ns * sizeof(uint32_t));
+	ns = slurm_victims(p, node, c, e, E, m);
 	pr->npick = pn->first + ns;
 	pn->cost = ns;
 	pn->worst = pr->v[pr->h[E[ns - 1]].v].rank;
@@ -582,11 +576,6 @@ static void best_pnodes(struct pnode *pn, uint32_t nf, uint32_t n,
 			pn[m] = pn[m - 1];
 		pn[m] = x;
 	}
-}
-
-static int rank_cmp_v(const struct fw_preempt *pr, uint32_t a, uint32_t b)
-{
-	return (pr->v[a].rank > pr->v[b].rank) - (pr->v[a].rank < pr->v[b].rank);
 }
 
 /* outv = the victims of the chosen nodes pn[0..n-1], once each, in rank

@@ -1327,10 +1327,10 @@ static void qcheck_victims(const struct qscen *S, struct qdense *D,
 			      "seed %llu job %u: victim %u may not be preempted",
 			      (unsigned long long)seed, j->id, q->vic[m]);
 	}
-	if (j->nodes_min == 1)
+	if (j->nodes_min == 1) {
 		qcheck_one_node(S, D, j, q, gone, seed);
-	if (j->nodes_min == 1)
 		return;
+	}
 	/* None to spare: without any one of them some node does not fit. */
 	for (uint32_t s = 0; s < q->nv; s++) {
 		bool all = true;
