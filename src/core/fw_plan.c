@@ -281,6 +281,16 @@ static void conclude_later(struct fw_plan *p, const struct fw_plan_job *j,
 	p->stats.reserved++;
 }
 
+/* The first slot a job whose begin time is still ahead may start in
+ * (slot 0 starts at now, slot c >= 1 at t0 + c * res); 0 for every other
+ * job. */
+static int32_t begin_slot(const struct fw_plan *p, const struct fw_plan_job *j)
+{
+	if (j->not_before <= p->now)
+		return 0;
+	return clamp_slot(div_ceil(j->not_before - p->t0, p->res));
+}
+
 /* Turn the best candidate into the decision; a job that does not start
  * now gets its reason. */
 static void conclude(struct fw_plan *p, const struct fw_plan_job *j,
@@ -306,6 +316,10 @@ static void conclude(struct fw_plan *p, const struct fw_plan_job *j,
 	}
 	if (cd->reason != FW_REASON_NONE)
 		d->reason = cd->reason;
+	else if (begin_slot(p, j) > 0)
+		/* Not in Slurm's queue yet: its begin time is the reason, and
+		 * jobs started past it did not bypass it. */
+		return (void)(d->reason = FW_REASON_BEGIN_TIME);
 	else
 		classify(p, j, cd, pass, d);
 	mark_waiting(p, d->seq);
@@ -318,6 +332,7 @@ static int decide_backfill(struct fw_plan *p, const struct fw_plan_job *j,
 	enum fw_plan_reason r;
 	struct cand best;
 	bool preempted;
+	int32_t cmin;
 
 	if (p->stop_start) {
 		d->reason = FW_REASON_BF_MAX_START;
@@ -333,8 +348,17 @@ static int decide_backfill(struct fw_plan *p, const struct fw_plan_job *j,
 	}
 	p->tested++;
 	p->stats.tested++;
-	evaluate_best(p, j, FW_PASS_BACKFILL, 0, &best);
-	preempted = preempt_try(p, j, FW_PASS_BACKFILL, &best);
+	cmin = begin_slot(p, j);
+	if (cmin >= p->wslots) {
+		d->kind = FW_PLAN_NOT_IN_WINDOW;
+		d->reason = FW_REASON_BEGIN_TIME;
+		p->stats.not_in_window++;
+		return 0;
+	}
+	evaluate_best(p, j, FW_PASS_BACKFILL, cmin, &best);
+	/* The preemption search plans starts from now (its victims' release
+	 * slots): a job that may not start yet waits without victims. */
+	preempted = cmin == 0 && preempt_try(p, j, FW_PASS_BACKFILL, &best);
 	conclude(p, j, FW_PASS_BACKFILL, &best, d);
 	if (preempted)
 		preempt_report(p, d);
@@ -400,6 +424,12 @@ static int decide_main(struct fw_plan *p, const struct fw_plan_job *j,
 		d->kind = FW_PLAN_WAITING;
 		d->reason = FW_REASON_PRIORITY;
 		mark_waiting(p, d->seq);
+		return 0;
+	}
+	if (begin_slot(p, j) > 0) {
+		/* Slurm's main scheduler does not see it: it blocks nothing. */
+		d->kind = FW_PLAN_WAITING;
+		d->reason = FW_REASON_BEGIN_TIME;
 		return 0;
 	}
 	p->stats.tested++;

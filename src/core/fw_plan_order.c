@@ -31,6 +31,7 @@ const char *fw_plan_reason_str(enum fw_plan_reason r)
 	case FW_REASON_BF_MAX_TEST: return "BackfillMaxJobTest";
 	case FW_REASON_START_FAILED: return "StartFailed";
 	case FW_REASON_JOB_LIMIT: return "JobLimit";
+	case FW_REASON_BEGIN_TIME: return "BeginTime";
 	}
 	return "?";
 }

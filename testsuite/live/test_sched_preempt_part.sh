@@ -14,7 +14,11 @@
 #     1-CPU peer job waits (tier 1: preempts nobody here); a 1-CPU
 #     high job starts within a few seconds by preempting exactly one job,
 #     the low job (lowest tier), on its node; it is requeued (pending,
-#     Restarts=1); the peer job still waits;
+#     Restarts=1) with an EligibleTime a credential lifetime ahead
+#     (slurmctld's batch_requeue_fini); sched/fairway plans it again at
+#     once (SchedNodeList, a StartTime not before that EligibleTime,
+#     explain says why), Slurm's backfill only once that time has come;
+#     the peer job still waits;
 #  2. cancel mode: eight 1-CPU lowc jobs fill the nodes; a 2-CPU high job
 #     on one node (-N1 -n2) preempts exactly 2 jobs (the fewest: Slurm's
 #     select plugin at least 2), cancelled (PREEMPTED, not requeued);
@@ -78,6 +82,14 @@ scen() {
   echo "o1_victim_is_low $([ "$(preempted_for "$o1")" = "$l" ] && echo yes || echo "no:$(preempted_for "$o1")")"
   echo "o1_on_victim_node $([ "$(node_of "$o1")" = "$lnode" ] && echo yes || echo "no:$(node_of "$o1")/$lnode")"
   echo "low_requeued $(job_state "$l") Restarts=$(job_field "$l" Restarts)"
+  local le ls
+  wait_until 8 bash -c "scontrol show job $l | grep -q 'SchedNodeList=[^(]'"
+  le=$(epoch "$(job_field "$l" EligibleTime)"); ls=$(start_epoch "$l")
+  echo "low_elig_ahead $(( le - $(date +%s) >= 60 ))"
+  echo "low_planned $([ -n "$(sched_nodes "$l")" ] && echo yes || echo no)"
+  echo "low_start_vs_elig $([ "$ls" = none ] && echo none || echo $((ls - le)))"
+  [ "${FW_EXPLAIN:-1}" = 1 ] &&
+    echo "low_explain $(fairway_cmd explain "$l" 2>&1 | grep -c 'may not start before its EligibleTime')"
   echo "peer_after $(job_state "$p") $(npre "$p")"
   [ "${FW_EXPLAIN:-1}" = 1 ] &&
     echo "explain_running $(fairway_cmd explain "$(squeue -h -p low2 -t R -o %i | head -n1)" 2>&1 | grep -c 'may be preempted (REQUEUE) by jobs of partition high')"
@@ -207,6 +219,7 @@ check "sched/fairway accepts preempt/partition_prio (no refusal in the log)" \
   bash -c "! grep -q 'is not supported' '$_cluster_dir/log/slurmctld.log'"
 twin_run scen
 keys=(filled peer_state o1_delay o1_preempted o1_victim_is_low o1_on_victim_node low_requeued
+  low_elig_ahead low_planned low_start_vs_elig low_explain
   peer_after explain_running o3_delay o3_preempted o3_states o3_cancel_log
   o4_delay o4_preempted o4_victims_are_n2s o4_node o5_delay o5_preempted
   o5_victim_is_whole o5_node whole_requeued o6_nodes o6_delay o6_preempted o6_victim
@@ -224,6 +237,12 @@ check_eq "... by preempting exactly one job" 1 "$(f o1_preempted)"
 check_eq "... the low job (lowest PriorityTier)" yes "$(f o1_victim_is_low)"
 check_eq "... on the victim's node" yes "$(f o1_on_victim_node)"
 check_eq "... the victim is requeued" "PENDING Restarts=1" "$(f low_requeued)"
+check_eq "... its EligibleTime is at least a minute ahead (the credential delay)" 1 "$(f low_elig_ahead)"
+check_eq "... it is planned again at once: SchedNodeList set (sched/backfill: $(r low_planned))" \
+  yes "$(f low_planned)"
+check "... its StartTime is not before its EligibleTime: $(f low_start_vs_elig) s (sched/backfill: $(r low_start_vs_elig) s)" \
+  bash -c "[[ '$(f low_start_vs_elig)' =~ ^[0-9]+$ ]]"
+check_eq "... fairway explain says why it waits" 1 "$(f low_explain)"
 check_eq "... the peer job still waits, preempted nobody" "PENDING 0" "$(f peer_after)"
 check_eq "... fairway explain: a low2 job may be preempted by partition high" 1 "$(f explain_running)"
 check_eq "2. CANCEL: a 2-CPU high job on one node preempts 2 jobs" 2 "$(f o3_preempted)"

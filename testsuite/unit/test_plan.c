@@ -1521,6 +1521,36 @@ END_TEST
 /* Step API                                                            */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Whole nodes: a requeued job (not_before) is planned from its begin time.
+ * Two nodes, n1 busy until +1 h.  r (1 node, 2 h) may not start before
+ * +10 min: reserved then on node 0, reason BeginTime.  b (1 node, 20 min)
+ * would overlap r's reservation on node 0 and node 1 is busy: +1 h on node
+ * 1.  c (1 node, 5 min) ends before r's start: now, on node 0.
+ */
+START_TEST(requeued_job_whole_nodes)
+{
+	struct world w;
+
+	w_init(&w, tp_simple(2));
+	tp_running(w.p, w.cl, "1", NOW + H);
+	w_add(&w, tp_job(1, 90, 0, 1, 2 * H))->not_before = NOW + 10 * MIN;
+	w_add(&w, tp_job(2, 80, 0, 1, 20 * MIN));
+	w_add(&w, tp_job(3, 70, 0, 1, 5 * MIN));
+	w_run(&w, FW_PASS_BACKFILL);
+	ck_kind(&w, 1, FW_PLAN_RESERVED);
+	ck_start(&w, 1, NOW + 10 * MIN);
+	ck_nodes(&w, 1, "0");
+	ck_reason(&w, 1, FW_REASON_BEGIN_TIME);
+	ck_kind(&w, 2, FW_PLAN_RESERVED);
+	ck_start(&w, 2, NOW + H);
+	ck_nodes(&w, 2, "1");
+	ck_kind(&w, 3, FW_PLAN_START_NOW);
+	ck_nodes(&w, 3, "0");
+	w_free(&w);
+}
+END_TEST
+
 START_TEST(step_api_outcomes)
 {
 	struct fw_cluster *cl = tp_simple(4);
@@ -1827,6 +1857,7 @@ static Suite *sched_suite_build(void)
 	tcase_add_test(tc, core_reservation_shares_its_nodes);
 	tcase_add_test(tc, required_excluded_down_nodes);
 	tcase_add_test(tc, step_api_outcomes);
+	tcase_add_test(tc, requeued_job_whole_nodes);
 	tcase_add_test(tc, main_pass_limit_refusal_blocks_nothing);
 	tcase_add_test(tc, input_errors);
 	tcase_add_test(tc, sort_order_is_slurms);

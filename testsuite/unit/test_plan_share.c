@@ -303,6 +303,75 @@ START_TEST(protected_job_not_delayed_by_backfill)
 }
 END_TEST
 
+/*
+ * A requeued job whose begin time is still ahead (slurmctld's credential
+ * delay, fw_plan_job.not_before) is planned from it on.  n1 is full until
+ * +60 min, n2 holds 4 of its 8 CPUs until +30 min.  r (4 CPUs, 2 h,
+ * highest priority) may not start before +150 s: 4 CPUs of n2 are free
+ * now, so without the begin time it starts now; with it, it is reserved
+ * at the first step from +150 s, +180 s, on n2, reason BeginTime.  a (4
+ * CPUs, 10 min) cannot start now (n2's free CPUs are r's from +3 min):
+ * +30 min on n2.  b (4 CPUs, 3 min) ends at +3 min: it starts now.  b
+ * bypassed a, not r, which is not in Slurm's queue yet.  In the main pass
+ * r waits for its begin time and blocks nothing: a starts now.  A begin
+ * time past the 24-hour window: no start in it, reason BeginTime.
+ */
+static void requeued_world(struct world *w)
+{
+	struct sh_node nd[2] = { node8, node8 };
+
+	world_new(w, nd, 2, false);
+	run_use(w, 0, 8, 1000, NOW + 60 * MIN);
+	run_use(w, 1, 4, 1000, NOW + 30 * MIN);
+}
+
+START_TEST(requeued_job_planned_from_its_begin_time)
+{
+	struct world w;
+	struct fw_plan_decision d;
+	struct fw_plan_job r = sh_job(1, 900, 1, 4, 1000, 2 * H);
+	struct fw_plan_job a = sh_job(2, 500, 1, 4, 1000, 10 * MIN);
+	struct fw_plan_job b = sh_job(3, 400, 1, 4, 1000, 3 * MIN);
+	struct fw_err e;
+	uint32_t inc[3];
+
+	requeued_world(&w);
+	ck_assert_int_eq(decide(&w, &r, &d), FW_PLAN_START_NOW);
+	world_free(&w);
+
+	r.not_before = NOW + 150;
+	requeued_world(&w);
+	ck_assert_int_eq(decide(&w, &r, &d), FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + 3 * MIN);
+	ck_assert_int_eq(d.reason, FW_REASON_BEGIN_TIME);
+	ck_assert(d.is_protected);
+	ck_assert(fw_bitset_test(d.nodes, 1) && !fw_bitset_test(d.nodes, 0));
+	ck_assert_int_eq(decide(&w, &a, &d), FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + 30 * MIN);
+	ck_assert_int_eq(decide(&w, &b, &d), FW_PLAN_START_NOW);
+	ck_assert(d.backfilled);
+	fw_plan_bypass(w.p, inc, 3);
+	ck_assert_uint_eq(inc[0], 0);
+	ck_assert_uint_eq(inc[1], 1);
+	world_free(&w);
+
+	requeued_world(&w);
+	ck_assert_int_eq(fw_plan_decide(w.p, &r, FW_PASS_MAIN, &d, &e), 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_WAITING);
+	ck_assert_int_eq(d.reason, FW_REASON_BEGIN_TIME);
+	ck_assert_int_eq(fw_plan_decide(w.p, &a, FW_PASS_MAIN, &d, &e), 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_START_NOW);
+	ck_assert_int_eq(fw_plan_started(w.p, NULL, &e), 0);
+	world_free(&w);
+
+	r.not_before = NOW + 25 * H;
+	requeued_world(&w);
+	ck_assert_int_eq(decide(&w, &r, &d), FW_PLAN_NOT_IN_WINDOW);
+	ck_assert_int_eq(d.reason, FW_REASON_BEGIN_TIME);
+	world_free(&w);
+}
+END_TEST
+
 /* Typed GPUs: n1 has 2 a100, n2 2 v100.  Both a100 are held until +45
  * min: a gpu:a100:1 job waits until then on n1 while n2's v100s are free;
  * a gpu:v100:1 job starts now on n2; an untyped 1-GPU job starts now on
@@ -644,9 +713,9 @@ static void dense_check(const struct dense *D, uint64_t seed)
  * -1: none) among them; brute force. */
 static int32_t dense_earliest(const struct dense *D, uint32_t n,
 			      int32_t len0, int32_t len, const int64_t *a,
-			      bool whole, int32_t req)
+			      bool whole, int32_t req, int32_t cmin)
 {
-	for (int32_t c = 0; c < PSLOTS; c++) {
+	for (int32_t c = cmin; c < PSLOTS; c++) {
 		int32_t L = c == 0 ? len0 : len;
 		int32_t b = L >= PSLOTS + 1 ? PSLOTS + 1 : c + L;
 		uint32_t cnt = 0;
@@ -749,6 +818,14 @@ static void pscen_build(struct pscen *S, uint64_t seed)
 			}
 		}
 	}
+	/* A sixth of the jobs were requeued: a begin time ahead, on a step
+	 * or between two (their own stream, so that the rest of the
+	 * scenario is the same as without them). */
+	r.s = seed ^ 0xbe91u;
+	for (uint32_t k = 0; k < S->njobs; k++)
+		if (rnd(&r, 6) == 0)
+			S->jobs[k].not_before = NOW + (fw_time_t)rnd(&r, 40) *
+						      30 + 1;
 }
 
 /* One backfill pass over S; results into res (njobs). */
@@ -830,11 +907,25 @@ static void check_pass(const struct pscen *S, const struct fw_plan_result *res,
 		bool books = r->kind == FW_PLAN_START_NOW ||
 			     (r->kind == FW_PLAN_RESERVED && r->is_protected);
 
+		/* A begin time ahead: no step before it (rounded up). */
+		int32_t cmin = j->not_before > NOW ?
+			(int32_t)((j->not_before - NOW + MIN - 1) / MIN) : 0;
+
 		job_amounts(j, a);
 		want = dense_earliest(D, j->nodes_min, L, L, a,
 				      whole && j->exclusive,
 				      j->req_nodes ? (int32_t)fw_bitset_first_set(
-					      j->req_nodes) : -1);
+					      j->req_nodes) : -1, cmin);
+		if (cmin > 0)
+			ck_assert_msg(r->kind != FW_PLAN_START_NOW &&
+				      ((r->kind != FW_PLAN_RESERVED &&
+					r->kind != FW_PLAN_ESTIMATED) ||
+				       r->start >= j->not_before),
+				      "seed %llu job %u: %s at %lld, begin "
+				      "time %lld", (unsigned long long)seed,
+				      j->id, fw_plan_kind_str(r->kind),
+				      (long long)(r->start - NOW),
+				      (long long)(j->not_before - NOW));
 		if (r->kind == FW_PLAN_START_NOW || r->kind == FW_PLAN_RESERVED ||
 		    r->kind == FW_PLAN_ESTIMATED) {
 			c = (int32_t)((r->start - NOW) / MIN);
@@ -923,6 +1014,7 @@ Suite *plan_share_suite(void)
 	tcase_add_test(t, larger_shapes_bounded_by_earlier_answers);
 	tcase_add_test(t, estimate_between_two_answers);
 	tcase_add_test(t, protected_job_not_delayed_by_backfill);
+	tcase_add_test(t, requeued_job_planned_from_its_begin_time);
 	tcase_add_test(t, typed_gpus);
 	tcase_add_test(t, exclusive_and_whole_node_partition);
 	tcase_add_test(t, oversubscribed_running_jobs_clamp);

@@ -911,6 +911,7 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	fj->priority = e->rec->priority;
 	fj->submit = d ? d->submit_time : 0;
 	fj->eligible = d ? d->begin_time : 0;
+	fj->not_before = d && d->begin_time > p->now ? d->begin_time : 0;
 	fj->part = part_index(e->part);
 	job_request(job, &req);
 	if (fw_cluster_jobs_share(sf.cluster))
@@ -961,6 +962,64 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	fj->preempts = e->pre;
 }
 
+/*
+ * A requeued job (preempted, or scontrol requeue) is pending but waits
+ * until its old launch credential has expired: batch_requeue_fini() sets
+ * its begin time to then, and build_job_queue() leaves it out until that
+ * time, as job_independent() stops at the begin time.  Slurm's backfill
+ * plans it only from then on; the backfill pass plans it now, from its
+ * begin time (fw_plan_job.not_before), so it keeps a StartTime, and a
+ * reservation if protected, from the pass after the requeue.  Only what
+ * build_job_queue() would also accept once the time has come: not held,
+ * no dependency, no leftover steps or prolog, one record per partition
+ * with the job's priority (not a per-partition one), no multiple
+ * reservations, no array meta record or heterogeneous job.
+ */
+static bool requeued_waiting(const job_record_t *job, time_t now)
+{
+	const job_details_t *d = job->details;
+
+	return IS_JOB_PENDING(job) && !IS_JOB_COMPLETING(job) &&
+	       !IS_JOB_REVOKED(job) && d && d->begin_time > now &&
+	       job->restart_cnt > 0 && job->priority != 0 &&
+	       !d->prolog_running && !job->het_job_id && !job->resv_list &&
+	       !job->array_recs && (!d->depend_list ||
+				    !list_count(d->depend_list)) &&
+	       (!job->step_list || !list_count(job->step_list));
+}
+
+static void append_requeued_job(list_t *queue, job_record_t *job)
+{
+	job_queue_req_t req = { .job_ptr = job, .job_queue = queue,
+				.prio = job->priority,
+				.resv_ptr = job->resv_ptr };
+	list_itr_t *it;
+	part_record_t *part;
+
+	if (!job->part_ptr_list) {
+		if ((req.part_ptr = job->part_ptr))
+			job_queue_append_internal(&req);
+		return;
+	}
+	it = list_iterator_create(job->part_ptr_list);
+	while ((part = list_next(it))) {
+		req.part_ptr = part;
+		job_queue_append_internal(&req);
+	}
+	list_iterator_destroy(it);
+}
+
+static void append_requeued(list_t *queue, time_t now)
+{
+	list_itr_t *it = list_iterator_create(job_list);
+	job_record_t *job;
+
+	while ((job = list_next(it)))
+		if (requeued_waiting(job, now))
+			append_requeued_job(queue, job);
+	list_iterator_destroy(it);
+}
+
 static int build_queue(struct pass *p)
 {
 	bool bf = p->kind == SF_PASS_BACKFILL;
@@ -974,6 +1033,8 @@ static int build_queue(struct pass *p)
 
 	if (!queue)
 		return 0;
+	if (bf)
+		append_requeued(queue, p->now);
 	cap = list_count(queue) + 1;
 	p->q = xcalloc(cap, sizeof(*p->q));
 	while ((rec = list_pop(queue))) {
@@ -1115,6 +1176,8 @@ static void set_wait_reason(const struct pass *p, job_record_t *job,
 	case FW_REASON_START_FAILED:
 	case FW_REASON_JOB_LIMIT:
 		return; /* select_nodes() set its own reason */
+	case FW_REASON_BEGIN_TIME:
+		return; /* job_independent()'s BeginTime */
 	default:
 		want = WAIT_RESOURCES;
 		break;
@@ -1190,7 +1253,8 @@ static bool job_part_valid(job_record_t *job, part_record_t *part)
 static bool revalidate_after_yield(struct pass *p, struct qentry *e,
 				   job_record_t *job)
 {
-	if (!job_part_valid(job, e->rec->part_ptr) || !job_independent(job))
+	if (!job_part_valid(job, e->rec->part_ptr) ||
+	    !(requeued_waiting(job, p->now) || job_independent(job)))
 		return false;
 	e->job = job;
 	fw_bitset_free(e->req);

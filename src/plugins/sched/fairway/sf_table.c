@@ -233,6 +233,8 @@ static void explain_reason(char **out, const struct sf_jobinfo *e)
 		 sf.lic_names)
 		add(out, "  Why not now: license %s is in use\n",
 		    sf.lic_names[e->blocker_lic]);
+	else if (e->reason == FW_REASON_BEGIN_TIME)
+		add(out, "  Why not now: requeued, it may not start before its EligibleTime (slurmctld waits for its old launch credential to expire); planned from then on\n");
 	else if (e->reason != FW_REASON_NONE)
 		add(out, "  Why not now: %s\n", why);
 	if (e->waits_for)
