@@ -54,6 +54,12 @@
 #  8. the same with SchedulerParameters preempt_strict_order (restarted):
 #     "preempt only the lowest priority jobs": a and b on n1, as
 #     sched/backfill does.
+#  9. PreemptExemptTime=00:00:10 in slurm.conf (restarted, strict order
+#     dropped): eight 1-CPU low jobs fill the nodes; a 1-CPU high job
+#     waits, preempting nobody, while they are under 10 s old, then
+#     starts within 8 s of the oldest one's 10 s, preempting one
+#     (sched/backfill, which runs a cycle only after a state change, up
+#     to its main scheduler's sched_interval later: printed).
 # Fairway must preempt no more jobs than sched/backfill in each part and
 # start each high job no later (a 3-second tolerance for pass timing).
 source "$(dirname "$0")/lib.sh"
@@ -188,6 +194,26 @@ scen() {
   restart_ctld || echo "restart_failed"
   wait_until 30 bash -c 'sinfo -h -o %T | grep -qv -E "down|unk"'
   two_nodes_of_victims o9
+
+  local fills=() fstart o10
+  say "9. PreemptExemptTime=00:00:10 in slurm.conf (restarted): young jobs are exempt"
+  sed -i 's/,preempt_strict_order//' "$SLURM_CONF"
+  sed -i '/^SchedulerParameters=/a PreemptExemptTime=00:00:10' "$SLURM_CONF"
+  restart_ctld || echo "restart_failed"
+  wait_until 30 bash -c 'sinfo -h -o %T | grep -qv -E "down|unk"'
+  for x in 1 2 3 4 5 6 7 8; do fills+=("$(submit -p low -n 1 -t 5 --wrap 'sleep 300')"); done
+  wait_until 20 all_running 8
+  fstart=$(for x in "${fills[@]}"; do start_epoch "$x"; done | sort -n | head -n1)
+  o10=$(submit -p high -n 1 -t 2 --wrap 'sleep 120')
+  sleep 4
+  echo "o10_early $(job_state "$o10") $(npre "$o10") $(( $(date +%s) - fstart < 10 ))"
+  # Slurm's backfill runs a cycle only after a state change, and the end
+  # of an exemption is none: sched/backfill preempts at its main
+  # scheduler's next periodic run (sched_interval, 60 s) at the latest.
+  wait_until 80 job_is "$o10" RUNNING
+  echo "o10_after_exempt $(since "$o10" $((fstart + 10)))"
+  echo "o10_preempted $(npre "$o10")"
+  scancel -u root; wait_until 30 queue_empty
 }
 
 # Parts 7 and 8: n1 holds a 2-CPU peer job (never preempted) and two
@@ -225,7 +251,7 @@ keys=(filled peer_state o1_delay o1_preempted o1_victim_is_low o1_on_victim_node
   o5_victim_is_whole o5_node whole_requeued o6_nodes o6_delay o6_preempted o6_victim
   o7_est_vs_peer_end o7_explain o7_preempted_early o7_after_peer_end o7_preempted
   o7_victim_is_low2 o7_node o8_delay o8_preempted o8_victims o8_node
-  o9_delay o9_preempted o9_victims o9_node)
+  o9_delay o9_preempted o9_victims o9_node o10_early o10_after_exempt o10_preempted)
 twin_table "${keys[@]}"
 
 say "checks (sched/fairway)"
@@ -276,6 +302,15 @@ check_eq "8. preempt_strict_order: the lowest tier only, a and b on n1" \
   "2 ab n1" "$(f o9_preempted) $(f o9_victims) $(f o9_node)"
 check_eq "... as sched/backfill's select plugin does" \
   "$(r o9_victims) $(r o9_node)" "$(f o9_victims) $(f o9_node)"
+check_eq "9. PreemptExemptTime (slurm.conf): while the low jobs are under 10 s old the high job waits, preempting nobody" \
+  "PENDING 0 1" "$(f o10_early)"
+check "... it starts 0-8 s after the oldest low job's 10 s: $(f o10_after_exempt) s (sched/backfill: $(r o10_after_exempt) s)" \
+  bash -c "[[ '$(f o10_after_exempt)' =~ ^[0-9]+$ ]] && [ '$(f o10_after_exempt)' -le 8 ]"
+check_eq "... preempting one job" 1 "$(f o10_preempted)"
+check "o10: Fairway preempts no more jobs than sched/backfill ($(f o10_preempted) vs $(r o10_preempted))" \
+  no_more "$(f o10_preempted)" "$(r o10_preempted)"
+check "o10: Fairway starts the high job no later (+3 s) than sched/backfill ($(f o10_after_exempt) vs $(r o10_after_exempt) s)" \
+  no_later "$(f o10_after_exempt)" "$(r o10_after_exempt)"
 for k in o1 o3 o4 o5 o6 o8 o9; do
   check "$k: Fairway preempts no more jobs than sched/backfill ($(f ${k}_preempted) vs $(r ${k}_preempted))" \
     no_more "$(f ${k}_preempted)" "$(r ${k}_preempted)"
