@@ -34,6 +34,12 @@ struct fw_node_def {
 	uint32_t gpus;		/* all GPUs, whatever their type */
 	const struct fw_gres_count *gres;	/* other GRES, typed GPUs */
 	uint32_t ngres;
+	/* GRES a job must take from one device of the node (Slurm's shard
+	 * and mps, which select/cons_tres takes from one GPU per job and
+	 * node): the most one device offers.  A job asking more per node
+	 * never fits the node.  Absent or 0: no such limit. */
+	const struct fw_gres_count *gres_unit;
+	uint32_t ngres_unit;
 	int32_t island;		/* switch/island id >= 0, or -1 for none */
 	bool usable;		/* false: down/drained for the life of the cluster */
 };
@@ -56,6 +62,8 @@ struct fw_cnode {
 	uint64_t mem_mb;
 	uint32_t gpus;
 	uint64_t *gres;		/* count per cluster GRES index (NULL: none) */
+	uint64_t *gres_unit;	/* one device's most, per GRES index (NULL:
+				   no limit; 0: none for that GRES) */
 	int32_t island;
 	bool usable;
 	uint32_t type;		/* index into fw_cluster.types */
@@ -84,6 +92,7 @@ struct fw_ctype {
 	uint64_t mem_mb;
 	uint32_t gpus;
 	const uint64_t *gres;	/* a member node's counts (NULL: none) */
+	const uint64_t *gres_unit;	/* and its per-device limits */
 	struct fw_bitset *nodes;
 };
 

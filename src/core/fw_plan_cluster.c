@@ -27,6 +27,7 @@ void fw_cluster_free(struct fw_cluster *c)
 	for (uint32_t i = 0; i < c->nnodes; i++) {
 		free(c->nodes[i].name);
 		free(c->nodes[i].gres);
+		free(c->nodes[i].gres_unit);
 	}
 	for (uint32_t i = 0; i < c->ngres; i++)
 		free(c->gres_names[i]);
@@ -133,6 +134,11 @@ int32_t fw_cluster_add_node(struct fw_cluster *c, const struct fw_node_def *d,
 			return fw_err_set(err, NULL, 0, "NodeName", d->name,
 					  "GRES index %u not defined",
 					  d->gres[g].idx);
+	for (uint32_t g = 0; g < d->ngres_unit; g++)
+		if (d->gres_unit[g].idx >= c->ngres)
+			return fw_err_set(err, NULL, 0, "NodeName", d->name,
+					  "GRES index %u not defined",
+					  d->gres_unit[g].idx);
 	if (c->nnodes == c->cap_nodes) {
 		c->cap_nodes = c->cap_nodes ? c->cap_nodes * 2 : 64;
 		c->nodes = fw_xrealloc(c->nodes,
@@ -148,6 +154,11 @@ int32_t fw_cluster_add_node(struct fw_cluster *c, const struct fw_node_def *d,
 		n->gres = fw_xcalloc(c->ngres, sizeof(*n->gres));
 		for (uint32_t g = 0; g < d->ngres; g++)
 			n->gres[d->gres[g].idx] += d->gres[g].count;
+	}
+	if (d->ngres_unit && c->ngres) {
+		n->gres_unit = fw_xcalloc(c->ngres, sizeof(*n->gres_unit));
+		for (uint32_t g = 0; g < d->ngres_unit; g++)
+			n->gres_unit[d->gres_unit[g].idx] = d->gres_unit[g].count;
 	}
 	n->island = d->island;
 	n->usable = d->usable;
@@ -278,13 +289,15 @@ static uint32_t find_or_add_type(struct fw_cluster *c, const struct fw_cnode *n)
 		if (c->types[t].cpus == n->cpus &&
 		    c->types[t].mem_mb == n->mem_mb &&
 		    c->types[t].gpus == n->gpus &&
-		    same_gres(c, c->types[t].gres, n->gres))
+		    same_gres(c, c->types[t].gres, n->gres) &&
+		    same_gres(c, c->types[t].gres_unit, n->gres_unit))
 			return t;
 	c->types = fw_xrealloc(c->types, (c->ntypes + 1) * sizeof(*c->types));
 	c->types[c->ntypes].cpus = n->cpus;
 	c->types[c->ntypes].mem_mb = n->mem_mb;
 	c->types[c->ntypes].gpus = n->gpus;
 	c->types[c->ntypes].gres = n->gres;
+	c->types[c->ntypes].gres_unit = n->gres_unit;
 	c->types[c->ntypes].nodes = fw_bitset_new(c->nnodes);
 	return c->ntypes++;
 }

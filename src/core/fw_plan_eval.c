@@ -11,13 +11,19 @@
 /* Node-set classes                                                    */
 /* ------------------------------------------------------------------ */
 
-/* Does a node of type t have every GRES the job needs on each node? */
+/* Does a node of type t have every GRES the job needs on each node, and
+ * one device with all of it where the job may use only one? */
 static bool type_has_gres(const struct fw_ctype *t,
 			  const struct fw_plan_job *j)
 {
-	for (uint32_t g = 0; g < j->ngres; g++)
-		if ((t->gres ? t->gres[j->gres[g].idx] : 0) < j->gres[g].count)
+	for (uint32_t g = 0; g < j->ngres; g++) {
+		uint32_t i = j->gres[g].idx;
+		uint64_t unit = t->gres_unit ? t->gres_unit[i] : 0;
+
+		if ((t->gres ? t->gres[i] : 0) < j->gres[g].count ||
+		    (unit && unit < j->gres[g].count))
 			return false;
+	}
 	return true;
 }
 

@@ -372,6 +372,87 @@ START_TEST(requeued_job_planned_from_its_begin_time)
 }
 END_TEST
 
+/*
+ * Shards: select/cons_tres takes a job's shards on a node from one GPU.
+ * n1 has 8 shards on 2 GPUs (4 per GPU: gres_unit 4), n2 8 shards that a
+ * job may take from several GPUs (no unit, as with
+ * MULTIPLE_SHARING_GRES_PJ).  shard:5 can only ever run on n2; shard:4
+ * on either (n1 first, lowest index); with n1 alone, shard:5 never fits
+ * (NOT_RUNNABLE, PartitionTooSmall) while shard:4 starts now.
+ */
+static struct fw_cluster *shard_cluster(uint32_t n)
+{
+	struct fw_cluster *cl = fw_cluster_new();
+	struct fw_partition_def pd = { 0 };
+	struct fw_gres_count g = { 0, 8 }, u = { 0, 4 };
+	struct fw_bitset *all = fw_bitset_new(n);
+	struct fw_err e;
+
+	ck_assert_int_eq(fw_cluster_add_gres(cl, "shard", &e), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		char name[16];
+		struct fw_node_def d = {
+			.name = name, .cpus = 8, .mem_mb = 16000, .gpus = 2,
+			.gres = &g, .ngres = 1, .island = -1, .usable = true,
+			.gres_unit = i == 0 ? &u : NULL,
+			.ngres_unit = i == 0 ? 1 : 0,
+		};
+
+		snprintf(name, sizeof(name), "n%u", i + 1);
+		ck_assert_int_eq(fw_cluster_add_node(cl, &d, &e), (int)i);
+		fw_bitset_set(all, i);
+	}
+	pd.name = "all";
+	pd.nodes = all;
+	ck_assert_int_eq(fw_cluster_add_partition(cl, &pd, &e), 0);
+	fw_bitset_free(all);
+	ck_assert_int_eq(fw_cluster_set_shared(cl, true, &e), 0);
+	ck_assert_int_eq(fw_cluster_finalize(cl, &e), 0);
+	return cl;
+}
+
+static enum fw_plan_kind shard_decide(uint32_t nnodes, uint32_t shards,
+				      const char **node,
+				      enum fw_plan_reason *reason)
+{
+	struct fw_cluster *cl = shard_cluster(nnodes);
+	struct fw_plan_conf *conf = sh_conf();
+	struct fw_err e;
+	struct fw_plan *p = fw_plan_new(cl, conf, NOW, &e);
+	struct fw_gres_count g = { 0, shards };
+	struct fw_plan_job j = sh_job(1, 100, 1, 1, 1000, 10 * MIN);
+	struct fw_plan_decision d;
+	enum fw_plan_kind k;
+
+	j.gres = &g;
+	j.ngres = 1;
+	ck_assert_int_eq(fw_plan_decide(p, &j, FW_PASS_BACKFILL, &d, &e), 0);
+	k = d.kind;
+	*reason = d.reason;
+	*node = d.nodes && fw_bitset_test(d.nodes, 0) ? "n1" :
+		d.nodes && fw_bitset_test(d.nodes, 1) ? "n2" : "-";
+	fw_plan_free(p);
+	fw_plan_conf_free(conf);
+	fw_cluster_free(cl);
+	return k;
+}
+
+START_TEST(shards_from_one_gpu)
+{
+	const char *node;
+	enum fw_plan_reason r;
+
+	ck_assert_int_eq(shard_decide(2, 5, &node, &r), FW_PLAN_START_NOW);
+	ck_assert_str_eq(node, "n2");
+	ck_assert_int_eq(shard_decide(2, 4, &node, &r), FW_PLAN_START_NOW);
+	ck_assert_str_eq(node, "n1");
+	ck_assert_int_eq(shard_decide(1, 5, &node, &r), FW_PLAN_NOT_RUNNABLE);
+	ck_assert_int_eq(r, FW_REASON_NEVER_FITS);
+	ck_assert_int_eq(shard_decide(1, 4, &node, &r), FW_PLAN_START_NOW);
+	ck_assert_str_eq(node, "n1");
+}
+END_TEST
+
 /* Typed GPUs: n1 has 2 a100, n2 2 v100.  Both a100 are held until +45
  * min: a gpu:a100:1 job waits until then on n1 while n2's v100s are free;
  * a gpu:v100:1 job starts now on n2; an untyped 1-GPU job starts now on
@@ -1015,6 +1096,7 @@ Suite *plan_share_suite(void)
 	tcase_add_test(t, estimate_between_two_answers);
 	tcase_add_test(t, protected_job_not_delayed_by_backfill);
 	tcase_add_test(t, requeued_job_planned_from_its_begin_time);
+	tcase_add_test(t, shards_from_one_gpu);
 	tcase_add_test(t, typed_gpus);
 	tcase_add_test(t, exclusive_and_whole_node_partition);
 	tcase_add_test(t, oversubscribed_running_jobs_clamp);

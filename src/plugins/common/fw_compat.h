@@ -398,6 +398,17 @@ static inline void fw_queue_rec_apply_qos(job_record_t *job,
 #define FW_CR_MEMORY CR_MEMORY
 #endif
 
+/* SelectTypeParameters=MULTIPLE_SHARING_GRES_PJ (23.11 on, SELECT_* from
+ * 25.11): a job may take its shards (mps) on a node from several GPUs;
+ * without it, from one.  0 before 23.11, where it is always one. */
+#if FW_SLURM_AT_LEAST(25, 11, 0)
+#define FW_MULTIPLE_SHARING SELECT_MULTIPLE_SHARING_GRES_PJ
+#elif FW_SLURM_AT_LEAST(23, 11, 0)
+#define FW_MULTIPLE_SHARING MULTIPLE_SHARING_GRES_PJ
+#else
+#define FW_MULTIPLE_SHARING 0
+#endif
+
 /*
  * Does the job want its nodes to itself (--exclusive, --exclusive=user or
  * =mcs, a topology block)?  Up to 23.11 details->whole_node is a value

@@ -268,6 +268,68 @@ static void each_node_gres(const node_record_t *n, gres_visit_fn fn,
 	list_iterator_destroy(it);
 }
 
+/*
+ * A shared GRES (shard, mps) that select/cons_tres gives a job from one
+ * device per node (without SelectTypeParameters=MULTIPLE_SHARING_GRES_PJ):
+ * the most one device of the node offers (its topology, per GPU, as
+ * slurmd reported it).  0 when that does not apply or is not known yet.
+ */
+static uint64_t shared_gres_unit(const gres_state_t *gs)
+{
+	const gres_node_state_t *ns = gs->gres_data;
+	uint64_t most = 0;
+
+	if (!(gs->config_flags & GRES_CONF_SHARED) || !ns ||
+	    (slurm_conf.select_type_param & FW_MULTIPLE_SHARING) ||
+	    !ns->topo_gres_cnt_avail)
+		return 0;
+	for (int i = 0; i < ns->topo_cnt; i++)
+		if (ns->topo_gres_cnt_avail[i] > most)
+			most = ns->topo_gres_cnt_avail[i];
+	return most;
+}
+
+static void each_node_gres_unit(const node_record_t *n, gres_visit_fn fn,
+				void *arg)
+{
+	list_itr_t *it;
+	gres_state_t *gs;
+
+	if (!n->gres_list)
+		return;
+	it = list_iterator_create(n->gres_list);
+	while ((gs = list_next(it))) {
+		uint64_t unit = gs->gres_name ? shared_gres_unit(gs) : 0;
+
+		if (unit)
+			fn(gs->gres_name, unit, arg);
+	}
+	list_iterator_destroy(it);
+}
+
+static void add_unit(const char *name, uint64_t count, void *arg)
+{
+	(void)name;
+	*(uint64_t *)arg += count;
+}
+
+/* What the per-device limits were built from: they appear when slurmd
+ * registers, after the cluster may have been built. */
+static uint64_t shared_units_stamp(void)
+{
+	uint64_t sum = 0;
+
+	/* Every pass asks: no walk of the nodes without a shared GRES. */
+	if (!xstrstr(slurm_conf.gres_plugins, "shard") &&
+	    !xstrstr(slurm_conf.gres_plugins, "mps"))
+		return 0;
+	for (int i = 0; i < node_record_count; i++)
+		if (node_record_table_ptr[i])
+			each_node_gres_unit(node_record_table_ptr[i],
+					    add_unit, &sum);
+	return sum;
+}
+
 struct gres_acc {
 	struct fw_cluster *c;
 	struct fw_gres_count *v;
@@ -316,7 +378,7 @@ static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 {
 	int32_t *island = xcalloc(node_record_count ? node_record_count : 1,
 				  sizeof(int32_t));
-	struct gres_acc g = { .c = c };
+	struct gres_acc g = { .c = c }, u = { .c = c };
 	char absent[64];
 	int rc = 0;
 
@@ -325,7 +387,7 @@ static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 		node_record_t *n = node_record_table_ptr[i];
 		struct fw_node_def d = { .island = island[i] };
 
-		g.n = 0;
+		g.n = u.n = 0;
 		if (n) {
 			d.name = n->name;
 			d.cpus = n->cpus;
@@ -342,6 +404,9 @@ static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 			each_node_gres(n, gres_collect, &g);
 			d.gres = g.v;
 			d.ngres = g.n;
+			each_node_gres_unit(n, gres_collect, &u);
+			d.gres_unit = u.v;
+			d.ngres_unit = u.n;
 			d.usable = true;
 		} else {
 			snprintf(absent, sizeof(absent), "(absent-%d)", i);
@@ -352,6 +417,7 @@ static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 			rc = -1;
 	}
 	xfree(g.v);
+	xfree(u.v);
 	xfree(island);
 	return rc;
 }
@@ -516,8 +582,11 @@ int sf_cluster_refresh(struct fw_err *err)
 {
 	struct fw_cluster *c;
 
+	uint64_t units = shared_units_stamp();
+
 	if (sf.cluster && sf.cluster_node_stamp == slurm_conf.last_update &&
 	    sf.cluster_part_stamp == last_part_update &&
+	    sf.cluster_unit_stamp == units &&
 	    sf.cluster->nnodes == (uint32_t)node_record_count)
 		return 0;
 	c = fw_cluster_new();
@@ -550,5 +619,6 @@ int sf_cluster_refresh(struct fw_err *err)
 	sf.cluster = c;
 	sf.cluster_node_stamp = slurm_conf.last_update;
 	sf.cluster_part_stamp = last_part_update;
+	sf.cluster_unit_stamp = units;
 	return 0;
 }
