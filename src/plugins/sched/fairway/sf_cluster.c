@@ -240,8 +240,13 @@ const char *sf_gres_key(char *buf, size_t len, const char *name,
 	return buf;
 }
 
-static void each_node_gres(const node_record_t *n, gres_visit_fn fn,
-			   void *arg)
+/* Calls visit for each GRES of the node's list (its counts, or its
+ * per-device limits), which reports them through fn. */
+typedef void (*gres_state_fn)(const gres_state_t *gs, gres_visit_fn fn,
+			      void *arg);
+
+static void each_gres_state(const node_record_t *n, gres_state_fn visit,
+			    gres_visit_fn fn, void *arg)
 {
 	list_itr_t *it;
 	gres_state_t *gs;
@@ -249,23 +254,32 @@ static void each_node_gres(const node_record_t *n, gres_visit_fn fn,
 	if (!n->gres_list)
 		return;
 	it = list_iterator_create(n->gres_list);
-	while ((gs = list_next(it))) {
-		gres_node_state_t *ns = gs->gres_data;
-		char typed[256];
-
-		if (!ns || !gs->gres_name)
-			continue;
-		if (xstrcmp(gs->gres_name, "gpu"))
-			fn(gs->gres_name, ns->gres_cnt_config, arg);
-		for (int t = 0; t < ns->type_cnt; t++) {
-			if (!ns->type_name || !ns->type_name[t])
-				continue;
-			fn(sf_gres_key(typed, sizeof(typed), gs->gres_name,
-				       ns->type_name[t]),
-			   ns->type_cnt_avail ? ns->type_cnt_avail[t] : 0, arg);
-		}
-	}
+	while ((gs = list_next(it)))
+		if (gs->gres_data && gs->gres_name)
+			visit(gs, fn, arg);
 	list_iterator_destroy(it);
+}
+
+static void visit_counts(const gres_state_t *gs, gres_visit_fn fn, void *arg)
+{
+	const gres_node_state_t *ns = gs->gres_data;
+	char typed[256];
+
+	if (xstrcmp(gs->gres_name, "gpu"))
+		fn(gs->gres_name, ns->gres_cnt_config, arg);
+	for (int t = 0; t < ns->type_cnt; t++) {
+		if (!ns->type_name || !ns->type_name[t])
+			continue;
+		fn(sf_gres_key(typed, sizeof(typed), gs->gres_name,
+			       ns->type_name[t]),
+		   ns->type_cnt_avail ? ns->type_cnt_avail[t] : 0, arg);
+	}
+}
+
+static void each_node_gres(const node_record_t *n, gres_visit_fn fn,
+			   void *arg)
+{
+	each_gres_state(n, visit_counts, fn, arg);
 }
 
 /*
@@ -279,7 +293,7 @@ static uint64_t shared_gres_unit(const gres_state_t *gs)
 	const gres_node_state_t *ns = gs->gres_data;
 	uint64_t most = 0;
 
-	if (!(gs->config_flags & GRES_CONF_SHARED) || !ns ||
+	if (!(gs->config_flags & GRES_CONF_SHARED) ||
 	    (slurm_conf.select_type_param & FW_MULTIPLE_SHARING) ||
 	    !ns->topo_gres_cnt_avail)
 		return 0;
@@ -289,22 +303,18 @@ static uint64_t shared_gres_unit(const gres_state_t *gs)
 	return most;
 }
 
+static void visit_units(const gres_state_t *gs, gres_visit_fn fn, void *arg)
+{
+	uint64_t unit = shared_gres_unit(gs);
+
+	if (unit)
+		fn(gs->gres_name, unit, arg);
+}
+
 static void each_node_gres_unit(const node_record_t *n, gres_visit_fn fn,
 				void *arg)
 {
-	list_itr_t *it;
-	gres_state_t *gs;
-
-	if (!n->gres_list)
-		return;
-	it = list_iterator_create(n->gres_list);
-	while ((gs = list_next(it))) {
-		uint64_t unit = gs->gres_name ? shared_gres_unit(gs) : 0;
-
-		if (unit)
-			fn(gs->gres_name, unit, arg);
-	}
-	list_iterator_destroy(it);
+	each_gres_state(n, visit_units, fn, arg);
 }
 
 static void add_unit(const char *name, uint64_t count, void *arg)
