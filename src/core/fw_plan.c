@@ -286,9 +286,9 @@ static void conclude_later(struct fw_plan *p, const struct fw_plan_job *j,
  * job. */
 static int32_t begin_slot(const struct fw_plan *p, const struct fw_plan_job *j)
 {
-	if (j->not_before <= p->now)
+	if (j->eligible <= p->now)
 		return 0;
-	return clamp_slot(div_ceil(j->not_before - p->t0, p->res));
+	return clamp_slot(div_ceil(j->eligible - p->t0, p->res));
 }
 
 /* Turn the best candidate into the decision; a job that does not start

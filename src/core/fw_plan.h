@@ -136,12 +136,12 @@ struct fw_plan_job {
 	uint32_t id;
 	uint32_t priority;	/* already computed by the priority plugin */
 	fw_time_t submit;	/* tie-break in the queue order */
-	fw_time_t eligible;	/* begin time, for bf_min_age_reserve (0: unknown) */
-	fw_time_t not_before;	/* a begin time still ahead (a requeued job
-				   waits for its old credential to expire):
-				   no start before it, planned from it on in
-				   the backfill pass, skipped by the main
-				   pass, never preempts; 0 = none */
+	fw_time_t eligible;	/* begin time (0: unknown), for
+				   bf_min_age_reserve.  Still ahead (a
+				   requeued job waits for its old credential
+				   to expire): no start before it, planned
+				   from it on in the backfill pass, skipped
+				   by the main pass, never preempts */
 	int32_t part;		/* partition index (its tier sorts the job) */
 	const int32_t *alt_parts;	/* other partitions the job may use:
 					   tried at the job's position, the
@@ -278,7 +278,7 @@ enum fw_plan_reason {
 	FW_REASON_START_FAILED,	/* the adapter could not start it */
 	FW_REASON_JOB_LIMIT,	/* over a usage limit of its own (QOS or
 				 * association): skipped, blocks nothing */
-	FW_REASON_BEGIN_TIME,	/* not_before is ahead: planned from it on */
+	FW_REASON_BEGIN_TIME,	/* eligible is ahead: planned from it on */
 };
 const char *fw_plan_reason_str(enum fw_plan_reason r);
 const char *fw_plan_kind_str(enum fw_plan_kind k);

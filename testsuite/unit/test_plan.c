@@ -1522,7 +1522,7 @@ END_TEST
 /* ------------------------------------------------------------------ */
 
 /*
- * Whole nodes: a requeued job (not_before) is planned from its begin time.
+ * Whole nodes: a requeued job (eligible ahead) is planned from its begin time.
  * Two nodes, n1 busy until +1 h.  r (1 node, 2 h) may not start before
  * +10 min: reserved then on node 0, reason BeginTime.  b (1 node, 20 min)
  * would overlap r's reservation on node 0 and node 1 is busy: +1 h on node
@@ -1534,7 +1534,7 @@ START_TEST(requeued_job_whole_nodes)
 
 	w_init(&w, tp_simple(2));
 	tp_running(w.p, w.cl, "1", NOW + H);
-	w_add(&w, tp_job(1, 90, 0, 1, 2 * H))->not_before = NOW + 10 * MIN;
+	w_add(&w, tp_job(1, 90, 0, 1, 2 * H))->eligible = NOW + 10 * MIN;
 	w_add(&w, tp_job(2, 80, 0, 1, 20 * MIN));
 	w_add(&w, tp_job(3, 70, 0, 1, 5 * MIN));
 	w_run(&w, FW_PASS_BACKFILL);

@@ -305,7 +305,7 @@ END_TEST
 
 /*
  * A requeued job whose begin time is still ahead (slurmctld's credential
- * delay, fw_plan_job.not_before) is planned from it on.  n1 is full until
+ * delay, fw_plan_job.eligible ahead) is planned from it on.  n1 is full until
  * +60 min, n2 holds 4 of its 8 CPUs until +30 min.  r (4 CPUs, 2 h,
  * highest priority) may not start before +150 s: 4 CPUs of n2 are free
  * now, so without the begin time it starts now; with it, it is reserved
@@ -339,7 +339,7 @@ START_TEST(requeued_job_planned_from_its_begin_time)
 	ck_assert_int_eq(decide(&w, &r, &d), FW_PLAN_START_NOW);
 	world_free(&w);
 
-	r.not_before = NOW + 150;
+	r.eligible = NOW + 150;
 	requeued_world(&w);
 	ck_assert_int_eq(decide(&w, &r, &d), FW_PLAN_RESERVED);
 	ck_assert_int_eq(d.start, NOW + 3 * MIN);
@@ -364,7 +364,7 @@ START_TEST(requeued_job_planned_from_its_begin_time)
 	ck_assert_int_eq(fw_plan_started(w.p, NULL, &e), 0);
 	world_free(&w);
 
-	r.not_before = NOW + 25 * H;
+	r.eligible = NOW + 25 * H;
 	requeued_world(&w);
 	ck_assert_int_eq(decide(&w, &r, &d), FW_PLAN_NOT_IN_WINDOW);
 	ck_assert_int_eq(d.reason, FW_REASON_BEGIN_TIME);
@@ -905,7 +905,7 @@ static void pscen_build(struct pscen *S, uint64_t seed)
 	r.s = seed ^ 0xbe91u;
 	for (uint32_t k = 0; k < S->njobs; k++)
 		if (rnd(&r, 6) == 0)
-			S->jobs[k].not_before = NOW + (fw_time_t)rnd(&r, 40) *
+			S->jobs[k].eligible = NOW + (fw_time_t)rnd(&r, 40) *
 						      30 + 1;
 }
 
@@ -989,8 +989,8 @@ static void check_pass(const struct pscen *S, const struct fw_plan_result *res,
 			     (r->kind == FW_PLAN_RESERVED && r->is_protected);
 
 		/* A begin time ahead: no step before it (rounded up). */
-		int32_t cmin = j->not_before > NOW ?
-			(int32_t)((j->not_before - NOW + MIN - 1) / MIN) : 0;
+		int32_t cmin = j->eligible > NOW ?
+			(int32_t)((j->eligible - NOW + MIN - 1) / MIN) : 0;
 
 		job_amounts(j, a);
 		want = dense_earliest(D, j->nodes_min, L, L, a,
@@ -1001,12 +1001,12 @@ static void check_pass(const struct pscen *S, const struct fw_plan_result *res,
 			ck_assert_msg(r->kind != FW_PLAN_START_NOW &&
 				      ((r->kind != FW_PLAN_RESERVED &&
 					r->kind != FW_PLAN_ESTIMATED) ||
-				       r->start >= j->not_before),
+				       r->start >= j->eligible),
 				      "seed %llu job %u: %s at %lld, begin "
 				      "time %lld", (unsigned long long)seed,
 				      j->id, fw_plan_kind_str(r->kind),
 				      (long long)(r->start - NOW),
-				      (long long)(j->not_before - NOW));
+				      (long long)(j->eligible - NOW));
 		if (r->kind == FW_PLAN_START_NOW || r->kind == FW_PLAN_RESERVED ||
 		    r->kind == FW_PLAN_ESTIMATED) {
 			c = (int32_t)((r->start - NOW) / MIN);

@@ -911,7 +911,6 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	fj->priority = e->rec->priority;
 	fj->submit = d ? d->submit_time : 0;
 	fj->eligible = d ? d->begin_time : 0;
-	fj->not_before = d && d->begin_time > p->now ? d->begin_time : 0;
 	fj->part = part_index(e->part);
 	job_request(job, &req);
 	if (fw_cluster_jobs_share(sf.cluster))
@@ -968,7 +967,7 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
  * its begin time to then, and build_job_queue() leaves it out until that
  * time, as job_independent() stops at the begin time.  Slurm's backfill
  * plans it only from then on; the backfill pass plans it now, from its
- * begin time (fw_plan_job.not_before), so it keeps a StartTime, and a
+ * begin time (fw_plan_job.eligible), so it keeps a StartTime, and a
  * reservation if protected, from the pass after the requeue.  Only what
  * build_job_queue() would also accept once the time has come: not held,
  * no dependency, no leftover steps or prolog, one record per partition
