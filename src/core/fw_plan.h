@@ -387,6 +387,28 @@ int fw_plan_add_running_use(struct fw_plan *p, const struct fw_node_use *u,
 			    const struct fw_plan_lic *lics, uint32_t nlics,
 			    struct fw_err *err);
 /*
+ * What one job can get right now of a node's GPUs and shared GRES where
+ * Slurm's select/cons_tres gives less than is free in total: a job's
+ * shards (mps) on a node come from one GPU and never from a GPU allocated
+ * whole, and no GPU is allocated whole while a shard of it is in use.
+ * gpus: GPUs of every type one job can get whole now; gres: per GRES
+ * index, the most one job can get now (typed GPUs, shard, mps); a GRES
+ * not listed has no such limit.  A start now on the node is held to these
+ * limits (never offered to the select plugin where it would refuse);
+ * later starts are still counted by the node's totals (sched_fairway(8),
+ * SHARED NODES).  Replaces the node's earlier limits: during set-up, and
+ * again after a start on the node changed them (the adapter reads them
+ * back from the select plugin).  Shared clusters only (ignored otherwise).
+ */
+struct fw_node_now {
+	uint32_t node;
+	uint32_t gpus;
+	const struct fw_gres_count *gres;
+	uint32_t ngres;
+};
+int fw_plan_node_now(struct fw_plan *p, const struct fw_node_now *n,
+		     struct fw_err *err);
+/*
  * Preemption (doc/design.md, "Preemption").  A running job that may be
  * preempted is added with fw_plan_add_running_preemptable(): what it holds
  * as for fw_plan_add_running_use (every u[k].job its id, non-zero) and

@@ -290,6 +290,30 @@ int fw_plan_add_running_use(struct fw_plan *p, const struct fw_node_use *u,
 	return 0;
 }
 
+int fw_plan_node_now(struct fw_plan *p, const struct fw_node_now *n,
+		     struct fw_err *err)
+{
+	int64_t *cap;
+
+	if (n->node >= p->cl->nnodes || (n->ngres && !n->gres))
+		return fw_err_set(err, NULL, 0, "node limit", NULL,
+				  "bad node or GRES list");
+	if (!p->sh)
+		return 0;
+	cap = fw_xmalloc(p->sh->K * sizeof(int64_t));
+	for (uint32_t k = 0; k < p->sh->K; k++)
+		cap[k] = -1;
+	cap[FW_SHR_GPU] = n->gpus;
+	for (uint32_t g = 0; g < n->ngres; g++)
+		if (n->gres[g].idx < p->cl->ngres)
+			cap[FW_SHR_GRES0 + n->gres[g].idx] =
+				n->gres[g].count > INT64_MAX ?
+				INT64_MAX : (int64_t)n->gres[g].count;
+	fw_share_now_cap(p->sh, n->node, cap);
+	free(cap);
+	return 0;
+}
+
 static int32_t add_resv(struct fw_plan *p, const char *name,
 			const struct fw_bitset *nodes, fw_time_t start,
 			fw_time_t end, bool partial, struct fw_err *err)

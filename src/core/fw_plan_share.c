@@ -79,6 +79,10 @@ void fw_share_free(struct fw_share *s)
 	fw_bitset_free(s->cand);
 	fw_bitset_free(s->inexact);
 	free(s->chk);
+	free(s->nowcap);
+	free(s->capped);
+	fw_bitset_free(s->nowok);
+	fw_bitset_free(s->cand_now);
 	free(s->sel);
 	free(s->memo);
 	free(s->memo_req);
@@ -102,6 +106,32 @@ bool fw_share_job(const struct fw_cluster *cl, const struct fw_plan_job *j,
 	       !cl->parts[q].whole_nodes;
 }
 
+/* Does s->req ask more of node than one job can get there now? */
+static bool over_now_cap(const struct fw_share *s, uint32_t node)
+{
+	const int64_t *cap = s->nowcap + (size_t)node * s->K;
+
+	for (uint32_t k = 0; k < s->K; k++)
+		if (cap[k] >= 0 && s->req[k] > cap[k])
+			return true;
+	return false;
+}
+
+/* s->nowok for s->req: only built when a limit rules some node out. */
+static void now_filter(struct fw_share *s)
+{
+	s->nowok_on = false;
+	for (uint32_t m = 0; m < s->ncapped; m++) {
+		if (!over_now_cap(s, s->capped[m]))
+			continue;
+		if (!s->nowok_on) {
+			fw_bitset_set_all(s->nowok);
+			s->nowok_on = true;
+		}
+		fw_bitset_clear(s->nowok, s->capped[m]);
+	}
+}
+
 void fw_share_set_req(struct fw_share *s, const struct fw_plan_job *j)
 {
 	memset(s->req, 0, s->K * sizeof(int64_t));
@@ -112,6 +142,31 @@ void fw_share_set_req(struct fw_share *s, const struct fw_plan_job *j)
 		if (j->gres[g].idx < s->cl->ngres)
 			s->req[FW_SHR_GRES0 + j->gres[g].idx] +=
 				(int64_t)j->gres[g].count;
+	if (s->ncapped)
+		now_filter(s);
+}
+
+void fw_share_now_cap(struct fw_share *s, uint32_t node, const int64_t *cap)
+{
+	uint32_t n = s->cl->nnodes;
+	int64_t *row;
+
+	if (node >= n)
+		return;
+	if (!s->nowcap) {
+		s->nowcap = fw_xmalloc((size_t)n * s->K * sizeof(int64_t));
+		for (size_t k = 0; k < (size_t)n * s->K; k++)
+			s->nowcap[k] = -1;
+		s->capped = fw_xmalloc(n * sizeof(uint32_t));
+		s->nowok = fw_bitset_new(n);
+		s->cand_now = fw_bitset_new(n);
+	}
+	row = s->nowcap + (size_t)node * s->K;
+	memcpy(row, cap, s->K * sizeof(int64_t));
+	for (uint32_t m = 0; m < s->ncapped; m++)
+		if (s->capped[m] == node)
+			return;
+	s->capped[s->ncapped++] = node;
 }
 
 void fw_share_use_amounts(const struct fw_share *s,
@@ -350,6 +405,8 @@ uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
 bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
 		   int32_t b)
 {
+	if (a == 0 && s->nowcap && over_now_cap(s, node))
+		return false;
 	return fw_rtl_fits(s->cur, node, a, b, s->req);
 }
 
@@ -379,9 +436,19 @@ int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
 {
 	if (n == 0 || n > s->cl->nnodes || cmin > cmax)
 		return -1;
-	/* A start now runs L0 slots (now is inside slot 0), later ones L. */
+	/* A start now runs L0 slots (now is inside slot 0), later ones L;
+	 * only nodes within their limits for now (fw_share_now_cap). */
 	if (cmin == 0) {
-		if (search(s, cand, n, L0, 0, 0) == 0)
+		const struct fw_bitset *now = cand;
+
+		if (s->nowok_on) {
+			if (cand) {
+				fw_bitset_copy(s->cand_now, cand);
+				fw_bitset_and(s->cand_now, s->nowok);
+			}
+			now = cand ? s->cand_now : s->nowok;
+		}
+		if (search(s, now, n, L0, 0, 0) == 0)
 			return 0;
 		cmin = 1;
 		if (cmin > cmax)

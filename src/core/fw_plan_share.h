@@ -70,6 +70,15 @@ struct fw_share {
 	 * does not count on giving it back (fw_plan_preempt.c). */
 	struct fw_bitset *inexact;
 	int64_t *chk;		/* scratch, K */
+	/* What one job can get right now where Slurm's select plugin gives
+	 * less than is free in total (fw_share_now_cap): nnodes * K amounts,
+	 * -1 no limit; NULL while no node has one. */
+	int64_t *nowcap;
+	uint32_t *capped;	/* the nodes with a limit */
+	uint32_t ncapped;
+	struct fw_bitset *nowok;	/* nodes s->req may start on now, */
+	bool nowok_on;		/* when some limit rules a node out */
+	struct fw_bitset *cand_now;	/* scratch: cand and nowok */
 };
 
 /* A share layer for cl (shared, finalised) over wslots slots, every node
@@ -135,7 +144,16 @@ uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
  */
 void fw_share_use_view(struct fw_share *s, int32_t resv,
 		       const struct fw_bitset *nodes);
-/* Does node have s->req free during [a, b)? */
+/*
+ * From now on, one job can get at most cap[k] (-1: no limit) of resource k
+ * on node at slot 0, whatever is free there in total (fw_plan_node_now);
+ * replaces the node's earlier limits.  Searches and fits for a start at
+ * slot 0 leave the node out for a request above a limit (from the next
+ * fw_share_set_req on); later slots are not affected.
+ */
+void fw_share_now_cap(struct fw_share *s, uint32_t node, const int64_t *cap);
+/* Does node have s->req free during [a, b)?  (At slot 0 also within the
+ * node's fw_share_now_cap limits.) */
 bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
 		   int32_t b);
 /*

@@ -20,7 +20,7 @@ plugin_LTLIBRARIES += src/plugins/sched/fairway/sched_fairway.la
 src_plugins_sched_fairway_sched_fairway_la_SOURCES = \
 	src/plugins/sched/fairway/sched_fairway.c src/plugins/sched/fairway/sf.h \
 	src/plugins/sched/fairway/sf_cluster.c src/plugins/sched/fairway/sf_pass.c \
-	src/plugins/sched/fairway/sf_table.c \
+	src/plugins/sched/fairway/sf_table.c src/plugins/sched/fairway/sf_devices.c \
 	src/plugins/sched/fairway/sf_preempt.c $(FW_PLUGIN_COMMON)
 src_plugins_sched_fairway_sched_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)
 src_plugins_sched_fairway_sched_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)

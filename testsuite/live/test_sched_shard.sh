@@ -17,7 +17,17 @@
 #     sched/backfill); it is then cancelled;
 #  1. four 1-CPU shard:4 jobs (1-minute limit) start at once, two per node;
 #  2. a shard:1 job then waits (no shard is free) and is planned at the
-#     first of their limits (StartTime within 3 s of it).
+#     first of their limits (StartTime within 3 s of it);
+#  3. free shards spread over GPUs: with two shard:3 jobs on each node (one
+#     per GPU, 1 shard left on each), a node has 2 shards free but no GPU
+#     with 2, so a shard:2 job waits; sched/fairway does not offer it to
+#     select_nodes() (before, the plan counted 2 free shards per node and
+#     every pass was refused), and it starts within a few seconds once one
+#     of those jobs is cancelled (its GPU then has 4 free);
+#  4. a GPU carrying a shard is not free whole: with one shard:1 job on
+#     each node, a gpu:2 job waits, is not offered to select_nodes(), and
+#     starts within a few seconds of one shard job's cancellation.
+# The same steps run under sched/backfill (printed beside).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/twin_lib.sh"
 
@@ -26,6 +36,20 @@ shape=(--nodes 2 --cpus 8 --mem 16000 --select-params CR_Core_Memory
 
 on_node() { squeue -h -t R -w "$1" -o %i 2>/dev/null | wc -l; }
 refused() { grep -c "start of JobId=$1 refused by select_nodes" "$LOG"; }
+not_pending() { [ "$(job_state "$1")" != PENDING ]; }
+# on NODE SHARDS: a 1-CPU job on NODE holding SHARDS shards for 5 minutes
+on() { submit -w "$1" -n 1 --mem=1000 --gres=shard:"$2" -t 5 --wrap 'sleep 300'; }
+# waits_then_starts KEY JOB CANCEL: JOB waits; after cancelling CANCEL, the
+# seconds until it leaves PENDING (or "none" within 20 s)
+waits_then_starts() {
+  local t0
+  sleep 6
+  echo "${1}_state $(job_state "$2")"
+  echo "${1}_refused $(refused "$2")"
+  scancel "$3"; t0=$(date +%s)
+  if wait_until 20 not_pending "$2"; then echo "${1}_after $(( $(date +%s) - t0 ))"
+  else echo "${1}_after none"; fi
+}
 
 scen() {
   local x s=() first one five
@@ -50,11 +74,26 @@ scen() {
   echo "one_state $(job_state "$one")"
   echo "one_start_vs_end $(s1=$(start_epoch "$one"); [ "$s1" = none ] && echo none || echo $((s1 - first - 60)))"
   scancel -u root; wait_until 30 queue_empty
+  say "3. two shard:3 jobs per node (one per GPU): a shard:2 job waits"
+  local a1 two g2 c1
+  a1=$(on n1 3); on n1 3 > /dev/null; on n2 3 > /dev/null; on n2 3 > /dev/null
+  wait_until 15 all_running 4
+  echo "spread $(running_count)"
+  two=$(submit -n 1 --mem=1000 --gres=shard:2 -t 1 --wrap 'sleep 5')
+  waits_then_starts two "$two" "$a1"
+  scancel -u root; wait_until 30 queue_empty
+  say "4. one shard:1 job per node: a gpu:2 job waits"
+  c1=$(on n1 1); on n2 1 > /dev/null
+  wait_until 15 all_running 2
+  g2=$(submit -n 1 --mem=1000 --gres=gpu:2 -t 1 --wrap 'sleep 5')
+  waits_then_starts gpu "$g2" "$c1"
+  scancel -u root; wait_until 30 queue_empty
 }
 
 twin_start fw-shard 17960 17980 "DefMemPerCPU=1000" bf_interval=1,bf_resolution=1 "${shape[@]}"
 twin_run scen
-keys=(five_state five_refused five_explain started one_state one_start_vs_end)
+keys=(five_state five_refused five_explain started one_state one_start_vs_end
+  spread two_state two_refused two_after gpu_state gpu_refused gpu_after)
 twin_table "${keys[@]}"
 
 say "checks (sched/fairway)"
@@ -67,4 +106,13 @@ check_eq "... as under sched/backfill" "$(r started)" "$(f started)"
 check_eq "2. a shard:1 job waits" PENDING "$(f one_state)"
 check "... planned at the first shard:4 job's limit (+-3 s): $(f one_start_vs_end) s (sched/backfill: $(r one_start_vs_end) s)" \
   bash -c "[[ '$(f one_start_vs_end)' =~ ^-?[0-9]+$ ]] && [ '$(f one_start_vs_end)' -ge -3 ] && [ '$(f one_start_vs_end)' -le 3 ]"
+check_eq "3. four shard:3 jobs run, two per node" 4 "$(f spread)"
+check_eq "... a shard:2 job waits (no GPU has 2 free; sched/backfill: $(r two_state))" PENDING "$(f two_state)"
+check_eq "... and is never offered to select_nodes() (refused-start lines)" 0 "$(f two_refused)"
+check "... it starts within 5 s of a GPU's shards being freed: $(f two_after) s (sched/backfill: $(r two_after) s)" \
+  bash -c "num() { [[ \$1 =~ ^[0-9]+\$ ]]; }; num '$(f two_after)' && [ '$(f two_after)' -le 5 ]"
+waits() { [ "$1" = PENDING ] && echo waits || echo starts; }
+check_eq "4. a gpu:2 job beside shard jobs waits or starts as under sched/backfill ($(r gpu_state))" \
+  "$(waits "$(r gpu_state)")" "$(waits "$(f gpu_state)")"
+check_eq "... and is never offered to select_nodes() (refused-start lines)" 0 "$(f gpu_refused)"
 finish

@@ -453,6 +453,75 @@ START_TEST(shards_from_one_gpu)
 }
 END_TEST
 
+/*
+ * What select/cons_tres gives one job now (fw_plan_node_now).  Both nodes
+ * of shard_cluster have 2 GPUs with 4 shards each (8 per node).  A running
+ * job holds 3 shards of each GPU of n1 until +30 min: n1 has 2 shards free
+ * in total but 1 per GPU, and no GPU without shards in use, so its limits
+ * are 1 shard and 0 whole GPUs.  n2 is idle.
+ *  1. shard:2 does not start on n1 (1 per GPU) but on n2 (without the
+ *     limits: on n1, the lowest node with 2 free).  The adapter then reads
+ *     n2's limits back: its shards came from one GPU, so 1 GPU whole and 4
+ *     shards (the other GPU).
+ *  2. gpus:2 starts on neither: n1 has no GPU free of shards, n2 one.  Its
+ *     later start is still counted by n1's totals: 2 free GPUs from the
+ *     next slot (the documented limit of the model).
+ *  3. shard:1 starts now on n1 (1 shard on one GPU).
+ *  4. gpus:1 starts now on n2 (its GPU without shards).
+ */
+START_TEST(now_limits_of_gpus_and_shards)
+{
+	struct fw_cluster *cl = shard_cluster(2);
+	struct fw_plan_conf *conf = sh_conf();
+	struct fw_err e;
+	struct fw_plan *p = fw_plan_new(cl, conf, NOW, &e);
+	struct fw_gres_count held = { 0, 6 }, one = { 0, 1 }, two = { 0, 2 },
+			     four = { 0, 4 };
+	struct fw_node_use u = { .node = 0, .job = 1000, .cpus = 2,
+				 .mem_mb = 1000, .gres = &held, .ngres = 1 };
+	struct fw_node_now n1 = { .node = 0, .gpus = 0, .gres = &one,
+				  .ngres = 1 };
+	struct fw_node_now n2 = { .node = 1, .gpus = 1, .gres = &four,
+				  .ngres = 1 };
+	struct fw_plan_job ja = sh_job(1, 400, 1, 1, 1000, 10 * MIN);
+	struct fw_plan_job jb = sh_job(2, 300, 1, 1, 1000, 10 * MIN);
+	struct fw_plan_job jc = sh_job(3, 200, 1, 1, 1000, 10 * MIN);
+	struct fw_plan_job jd = sh_job(4, 100, 1, 1, 1000, 10 * MIN);
+	struct fw_plan_decision d;
+
+	ck_assert_int_eq(fw_plan_add_running_use(p, &u, 1, NOW + 30 * MIN,
+						 NULL, 0, &e), 0);
+	ck_assert_int_eq(fw_plan_node_now(p, &n1, &e), 0);
+	ja.gres = &two;
+	ja.ngres = 1;
+	jb.gpus_per_node = 2;
+	jc.gres = &one;
+	jc.ngres = 1;
+	jd.gpus_per_node = 1;
+	ck_assert_int_eq(fw_plan_decide(p, &ja, FW_PASS_BACKFILL, &d, &e), 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_START_NOW);
+	ck_assert(fw_bitset_test(d.nodes, 1) && !fw_bitset_test(d.nodes, 0));
+	/* nor may select_nodes() choose n1 among the allowed nodes */
+	ck_assert(fw_bitset_test(d.allowed, 1) && !fw_bitset_test(d.allowed, 0));
+	ck_assert_int_eq(fw_plan_started(p, NULL, &e), 0);
+	ck_assert_int_eq(fw_plan_node_now(p, &n2, &e), 0);
+	ck_assert_int_eq(fw_plan_decide(p, &jb, FW_PASS_BACKFILL, &d, &e), 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + MIN);
+	ck_assert(fw_bitset_test(d.nodes, 0));
+	ck_assert_int_eq(fw_plan_decide(p, &jc, FW_PASS_BACKFILL, &d, &e), 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_START_NOW);
+	ck_assert(fw_bitset_test(d.nodes, 0));
+	ck_assert_int_eq(fw_plan_started(p, NULL, &e), 0);
+	ck_assert_int_eq(fw_plan_decide(p, &jd, FW_PASS_BACKFILL, &d, &e), 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_START_NOW);
+	ck_assert(fw_bitset_test(d.nodes, 1) && !fw_bitset_test(d.nodes, 0));
+	fw_plan_free(p);
+	fw_plan_conf_free(conf);
+	fw_cluster_free(cl);
+}
+END_TEST
+
 /* Typed GPUs: n1 has 2 a100, n2 2 v100.  Both a100 are held until +45
  * min: a gpu:a100:1 job waits until then on n1 while n2's v100s are free;
  * a gpu:v100:1 job starts now on n2; an untyped 1-GPU job starts now on
@@ -790,11 +859,20 @@ static void dense_check(const struct dense *D, uint64_t seed)
 						     (long long)D->cap[i][k]);
 }
 
+/* Within node i's limit of GPUs one job can get now (gcap[i], -1 none),
+ * for a start at slot c of a job sharing nodes. */
+static bool dense_now_ok(const int32_t *gcap, uint32_t i, int32_t c,
+			 const int64_t *a, bool whole)
+{
+	return c > 0 || whole || gcap[i] < 0 || a[2] <= gcap[i];
+}
+
 /* Earliest slot (or -1) with n nodes that fit, the required one (req,
  * -1: none) among them; brute force. */
-static int32_t dense_earliest(const struct dense *D, uint32_t n,
-			      int32_t len0, int32_t len, const int64_t *a,
-			      bool whole, int32_t req, int32_t cmin)
+static int32_t dense_earliest(const struct dense *D, const int32_t *gcap,
+			      uint32_t n, int32_t len0, int32_t len,
+			      const int64_t *a, bool whole, int32_t req,
+			      int32_t cmin)
 {
 	for (int32_t c = cmin; c < PSLOTS; c++) {
 		int32_t L = c == 0 ? len0 : len;
@@ -803,10 +881,12 @@ static int32_t dense_earliest(const struct dense *D, uint32_t n,
 
 		if (b > PSLOTS)
 			b = PSLOTS + 1;
-		if (req >= 0 && !dense_fits(D, (uint32_t)req, c, b, a, whole))
+		if (req >= 0 && (!dense_fits(D, (uint32_t)req, c, b, a, whole) ||
+				 !dense_now_ok(gcap, (uint32_t)req, c, a, whole)))
 			continue;
 		for (uint32_t i = 0; i < D->n; i++)
-			cnt += dense_fits(D, i, c, b, a, whole);
+			cnt += dense_fits(D, i, c, b, a, whole) &&
+			       dense_now_ok(gcap, i, c, a, whole);
 		if (cnt >= n)
 			return c;
 	}
@@ -824,6 +904,7 @@ struct pscen {
 	struct fw_plan_job jobs[PMAXJ];
 	struct fw_gres_count jg[PMAXJ];
 	uint32_t njobs;
+	int32_t gcap[PMAXN];	/* GPUs one job can get now, -1: no limit */
 };
 
 static void pscen_build(struct pscen *S, uint64_t seed)
@@ -907,6 +988,14 @@ static void pscen_build(struct pscen *S, uint64_t seed)
 		if (rnd(&r, 6) == 0)
 			S->jobs[k].eligible = NOW + (fw_time_t)rnd(&r, 40) *
 						      30 + 1;
+	/* A third of the GPU nodes have fewer GPUs for one job now than
+	 * free in total (fw_plan_node_now: GPUs carrying shards). */
+	r.s = seed ^ 0xca95u;
+	for (uint32_t i = 0; i < S->n; i++) {
+		uint32_t g = S->nd[i].a100 + S->nd[i].v100;
+
+		S->gcap[i] = g && rnd(&r, 3) == 0 ? (int32_t)rnd(&r, g) : -1;
+	}
 }
 
 /* One backfill pass over S; results into res (njobs). */
@@ -954,6 +1043,13 @@ static struct fw_plan *pscen_plan(const struct pscen *S,
 			fw_bitset_free(one);
 		}
 	}
+	for (uint32_t i = 0; i < S->n; i++) {
+		struct fw_node_now now = { .node = i,
+					   .gpus = (uint32_t)S->gcap[i] };
+
+		if (S->gcap[i] >= 0)
+			ck_assert_int_eq(fw_plan_node_now(p, &now, &e), 0);
+	}
 	ck_assert_int_eq(fw_plan_backfill(p, queue, nq, res, &e), 0);
 	return p;
 }
@@ -993,7 +1089,7 @@ static void check_pass(const struct pscen *S, const struct fw_plan_result *res,
 			(int32_t)((j->eligible - NOW + MIN - 1) / MIN) : 0;
 
 		job_amounts(j, a);
-		want = dense_earliest(D, j->nodes_min, L, L, a,
+		want = dense_earliest(D, S->gcap, j->nodes_min, L, L, a,
 				      whole && j->exclusive,
 				      j->req_nodes ? (int32_t)fw_bitset_first_set(
 					      j->req_nodes) : -1, cmin);
@@ -1025,7 +1121,9 @@ static void check_pass(const struct pscen *S, const struct fw_plan_result *res,
 		c = (int32_t)((r->start - NOW) / MIN);
 		for (uint32_t m = 0; m < r->nnodes; m++) {
 			ck_assert_msg(dense_fits(D, r->node_idx[m], c, c + L, a,
-						 whole),
+						 whole) &&
+				      dense_now_ok(S->gcap, r->node_idx[m], c,
+						   a, whole),
 				      "seed %llu job %u node %u does not fit",
 				      (unsigned long long)seed, j->id,
 				      r->node_idx[m]);
@@ -1097,6 +1195,7 @@ Suite *plan_share_suite(void)
 	tcase_add_test(t, protected_job_not_delayed_by_backfill);
 	tcase_add_test(t, requeued_job_planned_from_its_begin_time);
 	tcase_add_test(t, shards_from_one_gpu);
+	tcase_add_test(t, now_limits_of_gpus_and_shards);
 	tcase_add_test(t, typed_gpus);
 	tcase_add_test(t, exclusive_and_whole_node_partition);
 	tcase_add_test(t, oversubscribed_running_jobs_clamp);

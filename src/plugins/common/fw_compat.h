@@ -409,6 +409,13 @@ static inline void fw_queue_rec_apply_qos(job_record_t *job,
 #define FW_MULTIPLE_SHARING 0
 #endif
 
+/* Does select/cons_tres refuse a GPU whole while a shard (mps) of it is in
+ * use?  Measured (testsuite/live/test_sched_shard.sh, part 4): 24.11.5
+ * does; 22.05.8 gives the GPU whole beside the shard.  23.11 reworked the
+ * link between the two GRES (gres_node_state_t.alt_gres_ns became
+ * alt_gres): 23.11 on are taken as 24.11, 23.02 as 22.05 (not run live). */
+#define FW_WHOLE_GPU_EXCLUDES_SHARED FW_SLURM_AT_LEAST(23, 11, 0)
+
 /*
  * Does the job want its nodes to itself (--exclusive, --exclusive=user or
  * =mcs, a topology block)?  Up to 23.11 details->whole_node is a value

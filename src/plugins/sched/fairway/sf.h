@@ -127,6 +127,14 @@ void sf_bits_to_slurm(bitstr_t *dst, const struct fw_bitset *src);
 uint16_t sf_part_cr_type(const part_record_t *part);
 /* CPUs per core of a node as select/cons_tres allocates them. */
 uint32_t sf_node_tpc(const node_record_t *n);
+/* Does GresTypes name a shared GRES (shard, mps)? */
+bool sf_shared_gres_configured(void);
+
+/* sf_devices.c: what select/cons_tres gives one job now of the GPUs and
+ * shared GRES of the nodes with some allocated (fw_plan_node_now): for
+ * every such node at the start of a pass, and for a started job's nodes. */
+void sf_devices_now(struct fw_plan *plan);
+void sf_devices_started(struct fw_plan *plan, job_record_t *job);
 bool sf_bitcopy_selftest(void);
 
 /* sf_pass.c */

@@ -323,6 +323,12 @@ static void add_unit(const char *name, uint64_t count, void *arg)
 	*(uint64_t *)arg += count;
 }
 
+bool sf_shared_gres_configured(void)
+{
+	return xstrstr(slurm_conf.gres_plugins, "shard") ||
+	       xstrstr(slurm_conf.gres_plugins, "mps");
+}
+
 /* What the per-device limits were built from: they appear when slurmd
  * registers, after the cluster may have been built. */
 static uint64_t shared_units_stamp(void)
@@ -330,8 +336,7 @@ static uint64_t shared_units_stamp(void)
 	uint64_t sum = 0;
 
 	/* Every pass asks: no walk of the nodes without a shared GRES. */
-	if (!xstrstr(slurm_conf.gres_plugins, "shard") &&
-	    !xstrstr(slurm_conf.gres_plugins, "mps"))
+	if (!sf_shared_gres_configured())
 		return 0;
 	for (int i = 0; i < node_record_count; i++)
 		if (node_record_table_ptr[i])

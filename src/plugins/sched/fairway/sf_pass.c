@@ -1871,6 +1871,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 					actual_nodes(job, tmp);
 					fw_plan_started(p->plan, tmp, &err);
 				}
+				sf_devices_started(p->plan, job);
 				p->started++;
 				p->backfilled += d.backfilled;
 				p->reject_array = NULL;
@@ -2224,6 +2225,7 @@ int sf_run_pass(enum sf_pass_kind kind)
 	mark_unavailable_nodes(&p, tmp);
 	sf_preempt_pass_begin();
 	add_running_jobs(&p, tmp);
+	sf_devices_now(p.plan);
 	add_reservations(&p, tmp);
 	charge(&p, &p.t.setup);
 	build_queue(&p);
