@@ -97,10 +97,12 @@ const char *sim_core_preempt_type(const struct sim_core *k);
  * A preempted job goes back to the queue (PreemptMode=REQUEUE) at now:
  * Slurm's requeue (job_mgr.c batch_requeue_fini) gives it a new submit
  * time (now), clears its accrual and holds it until now + the credential
- * lifetime + 1 (SIM_REQUEUE_HOLD); the engine sets j->submit and
- * j->eligible so, then calls this to refresh the priority inputs.
+ * lifetime + 1 (SIM_REQUEUE_HOLD: the lifetime's default is 120 s,
+ * DEFAULT_EXPIRATION_WINDOW in slurm_cred.c (22.05) and cred.h (24.11);
+ * job_mgr.c's comment there still says 1200); the engine sets j->submit
+ * and j->eligible so, then calls this to refresh the priority inputs.
  */
-#define SIM_REQUEUE_HOLD 1201
+#define SIM_REQUEUE_HOLD 121
 void sim_core_requeue(struct sim_core *k, fw_time_t now, struct sim_rjob *j);
 
 enum sim_pass { SIM_PASS_MAIN, SIM_PASS_BACKFILL, SIM_PASS_SERIAL };

@@ -802,7 +802,7 @@ static void run_or_abort(struct run *x, const char *conf, const char *dump,
  * whose worst victim (3) ranks before n1's (1), is chosen: 4 and 3 are
  * requeued at 1 h and 5 starts at once on n2.  Work lost: 2 CPUs x
  * (3600 - 20) + 2 x (3600 - 30) = 7160 + 7140.  Requeued, 3 and 4 are
- * held until 1 h + 1201 s (Slurm's requeue hold) and then wait for 5 to
+ * held until 1 h + 121 s (Slurm's requeue hold) and then wait for 5 to
  * end at 2 h: they run 2 h - 12 h.
  */
 START_TEST(preempt_requeue_youngest)
@@ -839,12 +839,39 @@ START_TEST(preempt_requeue_youngest)
 END_TEST
 
 /*
+ * The requeue hold: a 4-CPU owner job of 60 s arrives at 1 h and preempts
+ * the youngest scavenger job (2, on n2).  Slurm's batch_requeue_fini()
+ * holds a requeued job until the credential lifetime (120 s by default)
+ * plus one second have passed: 2 starts again at 1 h + 121 s on n2, which
+ * the owner job left at 1 h + 60 s, and runs its 10 h again.
+ */
+static const char hold_jobs[] =
+	"id,submit,partition,cpus,time_limit_s,run_time_s\n"
+	"1,1704067200,scav,4,43200,36000\n"
+	"2,1704067210,scav,4,43200,36000\n"
+	"3,1704070800,owner,4,3600,60\n";
+
+START_TEST(preempt_requeue_hold)
+{
+	struct run x;
+
+	run_or_abort(&x, PREEMPT_PART_CONF("", ""), NULL, hold_jobs);
+	ck_assert_int_eq(job(&x, 3)->start, T0 + H);
+	ck_assert_uint_eq(job(&x, 3)->node[0], 1);
+	ck_assert_uint_eq(job(&x, 2)->preempted, 1);
+	ck_assert_int_eq(job(&x, 2)->start, T0 + H + 121);
+	ck_assert_int_eq(job(&x, 2)->end, T0 + H + 121 + 10 * H);
+	run_free(&x);
+}
+END_TEST
+
+/*
  * select/linear: every job holds whole nodes.  Two 1-CPU scavenger jobs
  * of 10 h (submitted 10 s apart) hold n1 and n2 whole; a 1-CPU owner job
  * of 1 h arrives at 1 h.  It needs a whole node, so it preempts the
  * youngest victim (2, on n2) and starts at once there.  Work lost: the
  * 4 CPUs of n2 (select/linear allocates them all) x (3600 - 10) s.
- * Requeued, 2 is held until 1 h + 1201 s and then waits for 3 to end at
+ * Requeued, 2 is held until 1 h + 121 s and then waits for 3 to end at
  * 2 h: it runs 2 h - 12 h.  On select/cons_tres the owner job fits beside
  * job 1 and preempts nobody.
  */
@@ -1204,6 +1231,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, shared_nodes_memory_bound);
 	tcase_add_test(tc, shared_random_never_oversubscribes);
 	tcase_add_test(tc, preempt_requeue_youngest);
+	tcase_add_test(tc, preempt_requeue_hold);
 	tcase_add_test(tc, preempt_linear_whole_nodes);
 	tcase_add_test(tc, preempt_grace_delays_the_start);
 	tcase_add_test(tc, preempt_exempt_time_protects_young_jobs);
