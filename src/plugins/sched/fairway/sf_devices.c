@@ -7,7 +7,9 @@
  * 24.11): a job's shards on a node come from one GPU (unless
  * SelectTypeParameters has MULTIPLE_SHARING_GRES_PJ) and never from a GPU
  * allocated whole, and from 23.11 on (FW_WHOLE_GPU_EXCLUDES_SHARED) a GPU
- * is not allocated whole while any shard of it is in use.  So a node with
+ * is not allocated whole while any shard of it is in use; a shared GRES
+ * with Flags=one_sharing (mps by default) is taken only from the one GPU
+ * already serving it while any of it is in use.  So a node with
  * free shards spread over two GPUs, or with free GPUs that carry shards,
  * refused the planner's starts every pass.
  * Before each pass, and after each start on a node with GPUs, this file
@@ -41,6 +43,7 @@
 struct devs {
 	const gres_node_state_t *gpu, *shared;
 	const char *shared_name;
+	bool one_sharing;	/* the shared GRES's Flags=one_sharing */
 };
 
 static bool find_devs(const node_record_t *n, struct devs *d)
@@ -58,6 +61,7 @@ static bool find_devs(const node_record_t *n, struct devs *d)
 		if (gs->config_flags & GRES_CONF_SHARED) {
 			d->shared = gs->gres_data;
 			d->shared_name = gs->gres_name;
+			d->one_sharing = gs->config_flags & GRES_CONF_ONE_SHARING;
 		} else if (!xstrcmp(gs->gres_name, "gpu")) {
 			d->gpu = gs->gres_data;
 		}
@@ -76,16 +80,20 @@ static bool devs_in_use(const struct devs *d)
 
 /* The most of the shared GRES one job can get now: per device what is
  * left, none on a GPU allocated whole; one device's, or all of them with
- * MULTIPLE_SHARING_GRES_PJ. */
+ * MULTIPLE_SHARING_GRES_PJ.  With Flags=one_sharing (mps's default) and
+ * some of it in use, only the device already in use counts (Slurm's
+ * gres_use_busy_dev()). */
 static uint64_t shared_now(const struct devs *d)
 {
 	const gres_node_state_t *s = d->shared;
+	bool busy_only = d->one_sharing && s->gres_cnt_alloc;
 	uint64_t most = 0, sum = 0;
 
 	for (int i = 0; i < s->topo_cnt; i++) {
 		uint64_t left;
 
-		if (s->topo_gres_cnt_alloc[i] >= s->topo_gres_cnt_avail[i])
+		if (s->topo_gres_cnt_alloc[i] >= s->topo_gres_cnt_avail[i] ||
+		    (busy_only && !s->topo_gres_cnt_alloc[i]))
 			continue;
 		if (s->topo_gres_bitmap && s->topo_gres_bitmap[i] &&
 		    bit_overlap_any(s->topo_gres_bitmap[i],
