@@ -21,12 +21,8 @@ source "$(dirname "$0")/twin_lib.sh"
 shape=(--nodes 2 --cpus 8 --mem 16000 --select-params CR_Core_Memory
   --gres 1-2:gpu:2 --gres 1-2:mps:200)
 
-on_node() { squeue -h -t R -w "$1" -o %i 2>/dev/null | wc -l; }
-refused() { grep -c "start of JobId=$1 refused by select_nodes" "$LOG"; }
-not_pending() { [ "$(job_state "$1")" != PENDING ]; }
-
 scen() {
-  local x s=() fifth t0
+  local x s=() fifth
   say "1. four mps:50 jobs"
   for x in 1 2 3 4; do
     s+=("$(submit -n 1 --mem=1000 --gres=mps:50 -t 5 --wrap 'sleep 300')")
@@ -39,9 +35,7 @@ scen() {
   echo "fifth_state $(job_state "$fifth")"
   echo "fifth_refused $(refused "$fifth")"
   say "3. one of the four is cancelled"
-  scancel "${s[0]}"; t0=$(date +%s)
-  if wait_until 20 not_pending "$fifth"; then echo "fifth_after $(( $(date +%s) - t0 ))"
-  else echo "fifth_after none"; fi
+  after_cancel fifth "$fifth" "${s[0]}"
   scancel -u root; wait_until 30 queue_empty
 }
 

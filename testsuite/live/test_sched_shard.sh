@@ -34,21 +34,15 @@ source "$(dirname "$0")/twin_lib.sh"
 shape=(--nodes 2 --cpus 8 --mem 16000 --select-params CR_Core_Memory
   --gres 1-2:gpu:2 --gres 1-2:shard:8)
 
-on_node() { squeue -h -t R -w "$1" -o %i 2>/dev/null | wc -l; }
-refused() { grep -c "start of JobId=$1 refused by select_nodes" "$LOG"; }
-not_pending() { [ "$(job_state "$1")" != PENDING ]; }
 # on NODE SHARDS: a 1-CPU job on NODE holding SHARDS shards for 5 minutes
 on() { submit -w "$1" -n 1 --mem=1000 --gres=shard:"$2" -t 5 --wrap 'sleep 300'; }
 # waits_then_starts KEY JOB CANCEL: JOB waits; after cancelling CANCEL, the
 # seconds until it leaves PENDING (or "none" within 20 s)
 waits_then_starts() {
-  local t0
   sleep 6
   echo "${1}_state $(job_state "$2")"
   echo "${1}_refused $(refused "$2")"
-  scancel "$3"; t0=$(date +%s)
-  if wait_until 20 not_pending "$2"; then echo "${1}_after $(( $(date +%s) - t0 ))"
-  else echo "${1}_after none"; fi
+  after_cancel "$1" "$2" "$3"
 }
 
 scen() {

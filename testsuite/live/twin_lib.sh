@@ -25,6 +25,11 @@
 #   preempted_for JOB       the jobs preempted for JOB, sorted
 #   npre JOB                how many
 #   running_count, all_running N, node_of JOB, since JOB T (start - T)
+#   on_node NODE            running jobs on NODE
+#   refused JOB             sched/fairway's "refused by select_nodes()" lines
+#   not_pending JOB         its state is no longer PENDING
+#   after_cancel KEY JOB VICTIM   cancels VICTIM, prints KEY_after: the
+#                           seconds until JOB leaves PENDING (none: 20 s)
 
 PARTPRIO_CONF='PreemptType=preempt/partition_prio
 PreemptMode=REQUEUE
@@ -44,6 +49,15 @@ running_count() { squeue -h -t R -o %i | wc -l; }
 all_running() { [ "$(running_count)" = "$1" ]; }
 node_of() { squeue -h -j "$1" -o %N 2>/dev/null; }
 since() { local s; s=$(start_epoch "$1"); [ "$s" = none ] && echo none || echo $((s - $2)); }
+on_node() { squeue -h -t R -w "$1" -o %i 2>/dev/null | wc -l; }
+refused() { grep -c "start of JobId=$1 refused by select_nodes" "$LOG"; }
+not_pending() { [ "$(job_state "$1")" != PENDING ]; }
+after_cancel() {
+  local t0
+  scancel "$3"; t0=$(date +%s)
+  if wait_until 20 not_pending "$2"; then echo "${1}_after $(( $(date +%s) - t0 ))"
+  else echo "${1}_after none"; fi
+}
 
 twin_start() {
   local name=$1 port=$2 ref_port=$3 common=$4 bf=$5 extra extra_ref
