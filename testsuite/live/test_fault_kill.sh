@@ -49,7 +49,7 @@ kill_mid_backfill() {
   # gdb answers "yes" to its own questions in batch mode; 'kill' is SIGKILL.
   timeout 120 gdb -p "$p" -batch -nx -ex 'set pagination off' \
     -ex 'break fw_plan_decide if pass == FW_PASS_BACKFILL' -ex 'ignore 1 20' \
-    -ex continue -ex 'bt 3' -ex 'print *j' -ex kill -ex quit > "$glog" 2>&1
+    -ex continue -ex 'bt 6' -ex 'print *j' -ex kill -ex quit > "$glog" 2>&1
   check "[$label] gdb stopped slurmctld inside a backfill pass" \
     grep -q "sf_run_pass (kind=kind@entry=SF_PASS_BACKFILL)" "$glog"
   check "[$label] slurmctld was killed there" wait_until 20 not_running "$p"

@@ -1802,6 +1802,136 @@ static int preempt_for_later(struct pass *p, job_record_t *job,
 	return rc == ESLURM_NODES_BUSY ? 1 : 0;
 }
 
+/* The job started: book what it really got (select_nodes() may give more:
+ * whole cores, all memory), read its nodes' GPUs back, count it. */
+static void book_started(struct pass *p, job_record_t *job, struct qentry *e,
+			 const struct fw_plan_decision *d, struct fw_bitset *tmp)
+{
+	struct fw_err err;
+	uint32_t nu;
+
+	if (sf.cluster->shared && !e->fj.exclusive && !holds_whole_nodes(job) &&
+	    job_use(p, job, &nu)) {
+		fw_plan_started_use(p->plan, p->use, nu, &err);
+	} else {
+		actual_nodes(job, tmp);
+		fw_plan_started(p->plan, tmp, &err);
+	}
+	sf_devices_started(p->plan, job);
+	p->started++;
+	p->backfilled += d->backfilled;
+	p->reject_array = NULL;
+	record_decision(p, job, e, d, NULL);
+}
+
+/* After a task of an array started from its meta record: the meta record
+ * again if more of its tasks may start now, else NULL. */
+static job_record_t *next_array_task(job_record_t *job, bool array_head)
+{
+	job_record_t *meta;
+
+	if (!array_head || job->array_task_id == NO_VAL)
+		return NULL;
+	meta = find_job_record(job->array_job_id);
+	if (meta && meta != job && IS_JOB_PENDING(meta) &&
+	    job_array_start_test(meta))
+		return meta;
+	return NULL;
+}
+
+enum start_outcome {
+	START_STARTED,		/* running: booked and recorded */
+	START_HANDLED,		/* not started, and nothing more to do */
+	START_REFUSED,		/* not started: d holds the plan's new decision */
+};
+
+/*
+ * The plan says "start now".  select_nodes() does not test licenses;
+ * Slurm's own schedulers do it first, and so do we.  With victims the job
+ * is offered exactly the planned nodes, so that the select plugin preempts
+ * there and nowhere else.
+ */
+static enum start_outcome start_now(struct pass *p, struct qentry *e,
+				    job_record_t *job,
+				    struct fw_plan_decision *d,
+				    struct fw_bitset *tmp)
+{
+	struct fw_err err;
+	bool restricted;
+	time_t t0;
+	int rc;
+
+	if (license_job_test(job, p->now, true) != SLURM_SUCCESS) {
+		fw_plan_start_failed(p->plan, d, &err);
+		p->last_kind = d->kind;
+		apply_wait(p, job, e, d, FW_REASON_LICENSE);
+		return START_HANDLED;
+	}
+	t0 = time(NULL);
+	victims_grace_over(job, d, t0);
+	rc = start_job(job, d->nvictims ? d->nodes : d->allowed, d->backfilled,
+		       &restricted);
+	charge(p, &p->t.starts);
+	if (rc == ESLURM_NODES_BUSY && d->nvictims) {
+		preempting(p, job, e, d, t0);
+		return START_HANDLED;
+	}
+	if (rc == SLURM_SUCCESS) {
+		book_started(p, job, e, d, tmp);
+		return START_STARTED;
+	}
+	if (refused_for_limits(rc)) {
+		fw_plan_start_refused(p->plan, d, &err);
+	} else {
+		/* the plan said it fits now: a refusal here is a
+		 * planner/slurmctld disagreement (the scale rig counts
+		 * these lines) */
+		info("%s: start of %pJ refused by select_nodes(): %s",
+		     PLUGIN, job, slurm_strerror(rc));
+		fw_plan_start_failed(p->plan, d, &err);
+	}
+	if (!restricted)
+		fail_bad_constraints(job, rc, p->now);
+	return START_REFUSED;
+}
+
+/* Not started now: a reservation that preempts for its later start, a job
+ * that never fits, or one that waits.  Returns false when the pass must
+ * end (per-cycle limits). */
+static bool not_started(struct pass *p, struct qentry *e, job_record_t *job,
+			struct fw_plan_decision *d)
+{
+	p->last_kind = d->kind;
+	if (d->kind == FW_PLAN_RESERVED && d->nvictims && !d->victims_later) {
+		time_t t0 = time(NULL);
+		int r = preempt_for_later(p, job, d);
+
+		if (r > 0) {
+			char *nm = planned_names(d);
+
+			if (r == 1) {	/* StartTime: after grace */
+				set_wait_reason(p, job, FW_REASON_NODES);
+				set_estimate(p, job, d, nm);
+			}
+			record_decision(p, job, e, d, nm);
+			record_victims(p, job, d, t0);
+			return true;
+		}
+	}
+	if (d->kind == FW_PLAN_NOT_RUNNABLE &&
+	    d->reason == FW_REASON_NEVER_FITS &&
+	    confirm_never_fits(job, p->now)) {
+		record_decision(p, job, e, d, NULL);
+		return true;
+	}
+	apply_wait(p, job, e, d, d->reason);
+	if (d->nvictims)	/* victims_later: named for explain */
+		record_victims(p, job, d, time(NULL));
+	return !(d->kind == FW_PLAN_SKIPPED &&
+		 (d->reason == FW_REASON_BF_MAX_START ||
+		  d->reason == FW_REASON_BF_MAX_TEST));
+}
+
 /* Decide one record (and further tasks of an array); returns false when
  * the pass must end (per-cycle start limit reached). */
 static bool decide_record(struct pass *p, struct qentry *e,
@@ -1825,6 +1955,7 @@ static bool decide_record(struct pass *p, struct qentry *e,
 	e->fj.head = head;
 	for (;;) {
 		int bad = fw_plan_decide(p->plan, &e->fj, pass, &d, &err);
+		enum start_outcome o;
 
 		charge(p, &p->t.plan);
 		if (bad) {
@@ -1833,104 +1964,14 @@ static bool decide_record(struct pass *p, struct qentry *e,
 		}
 		p->tested++;
 		p->last_kind = d.kind;
-		if (d.kind == FW_PLAN_START_NOW) {
-			bool restricted;
-			time_t t0;
-			int rc;
-
-			/* select_nodes() does not test licenses; Slurm's own
-			 * schedulers do it first, and so do we. */
-			if (license_job_test(job, p->now, true) != SLURM_SUCCESS) {
-				fw_plan_start_failed(p->plan, &d, &err);
-				p->last_kind = d.kind;
-				apply_wait(p, job, e, &d, FW_REASON_LICENSE);
-				return true;
-			}
-			/* with victims: exactly the planned nodes, so that
-			 * the select plugin preempts there and nowhere else */
-			t0 = time(NULL);
-			victims_grace_over(job, &d, t0);
-			rc = start_job(job, d.nvictims ? d.nodes : d.allowed,
-				       d.backfilled, &restricted);
-			charge(p, &p->t.starts);
-			if (rc == ESLURM_NODES_BUSY && d.nvictims) {
-				preempting(p, job, e, &d, t0);
-				return true;
-			}
-
-			if (rc == SLURM_SUCCESS) {
-				uint32_t nu;
-
-				/* what it really got: select_nodes() may
-				 * give more (whole cores, all memory) */
-				if (sf.cluster->shared && !e->fj.exclusive &&
-				    !holds_whole_nodes(job) && job_use(p, job, &nu)) {
-					fw_plan_started_use(p->plan, p->use, nu,
-							    &err);
-				} else {
-					actual_nodes(job, tmp);
-					fw_plan_started(p->plan, tmp, &err);
-				}
-				sf_devices_started(p->plan, job);
-				p->started++;
-				p->backfilled += d.backfilled;
-				p->reject_array = NULL;
-				record_decision(p, job, e, &d, NULL);
-				if (array_head && job->array_task_id != NO_VAL) {
-					job_record_t *meta = find_job_record(job->array_job_id);
-
-					if (meta && meta != job && IS_JOB_PENDING(meta) &&
-					    job_array_start_test(meta)) {
-						job = meta;
-						e->fj.id = job->job_id;
-						continue;
-					}
-				}
-				return true;
-			}
-			if (refused_for_limits(rc)) {
-				fw_plan_start_refused(p->plan, &d, &err);
-			} else {
-				/* the plan said it fits now: a refusal here
-				 * is a planner/slurmctld disagreement (the
-				 * scale rig counts these lines) */
-				info("%s: start of %pJ refused by select_nodes(): %s",
-				     PLUGIN, job, slurm_strerror(rc));
-				fw_plan_start_failed(p->plan, &d, &err);
-			}
-			if (!restricted)
-				fail_bad_constraints(job, rc, p->now);
-		}
-		p->last_kind = d.kind;
-		if (d.kind == FW_PLAN_RESERVED && d.nvictims &&
-		    !d.victims_later) {
-			time_t t0 = time(NULL);
-			int r = preempt_for_later(p, job, &d);
-
-			if (r > 0) {
-				char *nm = planned_names(&d);
-
-				if (r == 1) {	/* StartTime: after grace */
-					set_wait_reason(p, job, FW_REASON_NODES);
-					set_estimate(p, job, &d, nm);
-				}
-				record_decision(p, job, e, &d, nm);
-				record_victims(p, job, &d, t0);
-				return true;
-			}
-		}
-		if (d.kind == FW_PLAN_NOT_RUNNABLE &&
-		    d.reason == FW_REASON_NEVER_FITS &&
-		    confirm_never_fits(job, p->now)) {
-			record_decision(p, job, e, &d, NULL);
+		if (d.kind != FW_PLAN_START_NOW)
+			return not_started(p, e, job, &d);
+		o = start_now(p, e, job, &d, tmp);
+		if (o == START_REFUSED)
+			return not_started(p, e, job, &d);
+		if (o == START_HANDLED || !(job = next_array_task(job, array_head)))
 			return true;
-		}
-		apply_wait(p, job, e, &d, d.reason);
-		if (d.nvictims)	/* victims_later: named for explain */
-			record_victims(p, job, &d, time(NULL));
-		return !(d.kind == FW_PLAN_SKIPPED &&
-			 (d.reason == FW_REASON_BF_MAX_START ||
-			  d.reason == FW_REASON_BF_MAX_TEST));
+		e->fj.id = job->job_id;
 	}
 }
 
@@ -2183,13 +2224,122 @@ static void set_bf_active(uint32_t v)
 
 /* -------------------------------------------------------------- the pass */
 
+/* The plan for this pass: what is unavailable, running and reserved,
+ * then the queue.  False (logged) when there is no plan to make. */
+static bool pass_setup(struct pass *p, struct fw_bitset **tmp)
+{
+	struct fw_err err;
+
+	if (!sf.conf || sf_cluster_refresh(&err)) {
+		if (sf.conf)
+			fw_log_err(PLUGIN, &err);
+		return false;
+	}
+	p->plan = fw_plan_new(sf.cluster, sf.conf->plan, p->now, &err);
+	if (!p->plan) {
+		fw_log_err(PLUGIN, &err);
+		return false;
+	}
+	*tmp = fw_bitset_new(sf.cluster->nnodes);
+	if (p->kind == SF_PASS_BACKFILL)
+		slurmctld_diag_stats.bf_when_last_cycle = p->now;
+	mark_unavailable_nodes(p, *tmp);
+	sf_preempt_pass_begin();
+	add_running_jobs(p, *tmp);
+	sf_devices_now(p->plan);
+	add_reservations(p, *tmp);
+	charge(p, &p->t.setup);
+	build_queue(p);
+	charge(p, &p->t.queue);
+	return true;
+}
+
+/* The next record to decide: a head (ReservationOrder=submit, oldest
+ * first), else the queue in priority order without them; false at the
+ * end. */
+static bool next_record(struct pass *p, size_t *k, size_t *x, bool *head)
+{
+	for (;;) {
+		*x = fw_plan_heads_next(p->heads);
+		*head = *x != FW_PLAN_NO_HEAD;
+		if (*head)
+			return true;
+		if (*k >= p->n)
+			return false;
+		*x = p->order[(*k)++];
+		if (!fw_plan_heads_taken(p->heads, *x))
+			return true;
+	}
+}
+
+/* Every record in turn, with lock yields between them (sf.mu held on
+ * entry and on return). */
+static void walk_queue(struct pass *p, struct fw_bitset *tmp)
+{
+	size_t k = 0, x, done = 0;
+	bool head;
+
+	while (next_record(p, &k, &x, &head)) {
+		bool go_on;
+
+		/* slurmctld is shutting down, or (Slurm 23.11+) about to
+		 * re-exec for a reconfigure: a start now could lose its
+		 * launch RPC with the old process, so stop as Slurm's own
+		 * schedulers do (backfill.c, job_scheduler.c). */
+		if (slurmctld_config.shutdown_time) {
+			p->abandoned = true;
+			return;
+		}
+		p->last_kind = FW_PLAN_SKIPPED;
+		go_on = decide_record(p, &p->q[x], tmp, head);
+		fw_plan_heads_outcome(p->heads, p->last_kind);
+		done++;
+		charge(p, &p->t.apply);
+		if (!go_on)
+			return;
+		if (over_max_time(p)) {
+			info("%s: backfill pass stopped by bf_max_time after %zu of %zu jobs",
+			     PLUGIN, done, p->n);
+			return;
+		}
+		pthread_mutex_unlock(&sf.mu);
+		if (!maybe_yield(p)) {
+			pthread_mutex_lock(&sf.mu);
+			info("%s: %s pass abandoned after a lock yield (cluster changed)",
+			     PLUGIN, p->kind == SF_PASS_BACKFILL ? "backfill" : "main");
+			return;
+		}
+		pthread_mutex_lock(&sf.mu);
+	}
+}
+
+/* After the walk.  Every pass counts bypasses, as the simulator does: a
+ * lower-priority job started by the main pass, or before a pass was
+ * abandoned, started ahead of the jobs that waited all the same. */
+static void pass_finish(struct pass *p)
+{
+	struct fw_plan_stats st;
+
+	add_bypass(p);
+	if (p->kind == SF_PASS_BACKFILL && !p->abandoned)
+		clear_stale_estimates(p);
+	if (p->kind == SF_PASS_BACKFILL) {
+		pthread_mutex_lock(&sf.tab_mu);
+		sf_tab_prune_done();
+		pthread_mutex_unlock(&sf.tab_mu);
+	}
+	charge(p, &p->t.finish);
+	fw_plan_get_stats(p->plan, &st);
+	update_stats(p, &st);
+	if (slurm_conf.debug_flags & DEBUG_FLAG_BACKFILL)
+		log_times(p);
+}
+
 int sf_run_pass(enum sf_pass_kind kind)
 {
 	struct pass p = { .kind = kind };
 	struct timespec asked;
 	struct fw_bitset *tmp = NULL;
-	struct fw_plan_stats st;
-	struct fw_err err;
 	int started = 0;
 
 	/* bf_active before the locks and cleared after them: slurmctld's
@@ -2207,91 +2357,14 @@ int sf_run_pass(enum sf_pass_kind kind)
 	p.t_locked = p.mark = p.t_start;
 	p.now = time(NULL);
 	pthread_mutex_lock(&sf.mu);
-	if (!sf.conf || sf_cluster_refresh(&err)) {
-		if (sf.conf)
-			fw_log_err(PLUGIN, &err);
-		pthread_mutex_unlock(&sf.mu);
-		goto out;
+	if (pass_setup(&p, &tmp)) {
+		walk_queue(&p, tmp);
+		pass_finish(&p);
+		started = p.started;
 	}
-	p.plan = fw_plan_new(sf.cluster, sf.conf->plan, p.now, &err);
-	if (!p.plan) {
-		fw_log_err(PLUGIN, &err);
-		pthread_mutex_unlock(&sf.mu);
-		goto out;
-	}
-	tmp = fw_bitset_new(sf.cluster->nnodes);
-	if (kind == SF_PASS_BACKFILL)
-		slurmctld_diag_stats.bf_when_last_cycle = p.now;
-	mark_unavailable_nodes(&p, tmp);
-	sf_preempt_pass_begin();
-	add_running_jobs(&p, tmp);
-	sf_devices_now(p.plan);
-	add_reservations(&p, tmp);
-	charge(&p, &p.t.setup);
-	build_queue(&p);
-	charge(&p, &p.t.queue);
-	/* The heads (ReservationOrder=submit, oldest first), then the
-	 * queue in priority order without them. */
-	for (size_t k = 0, done = 0;;) {
-		size_t x = fw_plan_heads_next(p.heads);
-		bool head = x != FW_PLAN_NO_HEAD, go_on;
-
-		if (!head) {
-			if (k >= p.n)
-				break;
-			x = p.order[k++];
-			if (fw_plan_heads_taken(p.heads, x))
-				continue;
-		}
-		/* slurmctld is shutting down, or (Slurm 23.11+) about to
-		 * re-exec for a reconfigure: a start now could lose its
-		 * launch RPC with the old process, so stop as Slurm's own
-		 * schedulers do (backfill.c, job_scheduler.c). */
-		if (slurmctld_config.shutdown_time) {
-			p.abandoned = true;
-			break;
-		}
-		p.last_kind = FW_PLAN_SKIPPED;
-		go_on = decide_record(&p, &p.q[x], tmp, head);
-		fw_plan_heads_outcome(p.heads, p.last_kind);
-		done++;
-		charge(&p, &p.t.apply);
-		if (!go_on)
-			break;
-		if (over_max_time(&p)) {
-			info("%s: backfill pass stopped by bf_max_time after %zu of %zu jobs",
-			     PLUGIN, done, p.n);
-			break;
-		}
-		pthread_mutex_unlock(&sf.mu);
-		if (!maybe_yield(&p)) {
-			pthread_mutex_lock(&sf.mu);
-			info("%s: %s pass abandoned after a lock yield (cluster changed)",
-			     PLUGIN, kind == SF_PASS_BACKFILL ? "backfill" : "main");
-			break;
-		}
-		pthread_mutex_lock(&sf.mu);
-	}
-	/* Every pass counts bypasses, as the simulator does: a lower-priority
-	 * job started by the main pass, or before a pass was abandoned,
-	 * started ahead of the jobs that waited all the same. */
-	add_bypass(&p);
-	if (kind == SF_PASS_BACKFILL && !p.abandoned)
-		clear_stale_estimates(&p);
-	if (kind == SF_PASS_BACKFILL) {
-		pthread_mutex_lock(&sf.tab_mu);
-		sf_tab_prune_done();
-		pthread_mutex_unlock(&sf.tab_mu);
-	}
-	charge(&p, &p.t.finish);
-	fw_plan_get_stats(p.plan, &st);
-	update_stats(&p, &st);
-	if (slurm_conf.debug_flags & DEBUG_FLAG_BACKFILL)
-		log_times(&p);
-	started = p.started;
 	pthread_mutex_unlock(&sf.mu);
-	(void)bb_g_job_try_stage_in();
-out:
+	if (p.plan)
+		(void)bb_g_job_try_stage_in();
 	unlock_slurmctld(pass_locks);
 	set_bf_active(0);
 	fw_bitset_free(tmp);
