@@ -27,6 +27,12 @@ static int u32_order(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A temporary take of block_capped(), given back by unblock(). */
+struct shr_piece {
+	uint32_t node;
+	int32_t a, b;
+};
+
 struct shr_ent {
 	uint64_t h;
 	uint32_t cls, n;
@@ -81,6 +87,8 @@ void fw_share_free(struct fw_share *s)
 	free(s->chk);
 	free(s->nowcap);
 	free(s->capped);
+	free(s->piece);
+	free(s->piece_amt);
 	fw_bitset_free(s->nowok);
 	fw_bitset_free(s->cand_now);
 	free(s->sel);
@@ -402,12 +410,103 @@ uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
 	return nh;
 }
 
+/*
+ * Until which slot s->req cannot start on node because of its limits
+ * (fw_share_now_cap): 0 when it is within them.  They come from the use
+ * of the node's devices by the jobs running there (and those started in
+ * this pass: booked from slot 0), which does not change before the first
+ * of them ends: the first end among the bookings from slot 0 with an
+ * amount of a limited resource (later bookings only take more).  After
+ * it, the node is planned from its totals again.
+ */
+static int32_t blocked_until(const struct fw_share *s, uint32_t node)
+{
+	const int64_t *cap = s->nowcap + (size_t)node * s->K;
+	int32_t until = FW_RTL_INF;
+
+	if (!over_now_cap(s, node))
+		return 0;
+	for (int32_t k = s->head[node]; k >= 0; k = s->book[k].next) {
+		const struct shr_book *b = &s->book[k];
+		const int64_t *amt = s->book_amt + (size_t)k * s->K;
+
+		if (b->o.kind == FW_HOLD_RESV || b->a > 0 || b->b >= until)
+			continue;
+		for (uint32_t r = 0; r < s->K; r++)
+			if (cap[r] >= 0 && (b->whole || amt[r] > 0)) {
+				until = b->b;
+				break;
+			}
+	}
+	return until < 1 ? 1 : until;
+}
+
 bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
 		   int32_t b)
 {
-	if (a == 0 && s->nowcap && over_now_cap(s, node))
+	if (s->nowcap && a < blocked_until(s, node))
 		return false;
 	return fw_rtl_fits(s->cur, node, a, b, s->req);
+}
+
+/*
+ * For one later search: take on s->cur, from slot 0 until blocked_until(),
+ * everything free of each resource s->req asks above a node's limit, on
+ * every limited node of cand (NULL: all), one piece per segment of the
+ * node's timeline so that unblock() gives back exactly that.
+ */
+static void block_capped(struct fw_share *s, const struct fw_bitset *cand)
+{
+	const int64_t *cap;
+
+	s->npiece = 0;
+	for (uint32_t m = 0; m < s->ncapped; m++) {
+		uint32_t node = s->capped[m];
+		int32_t until, t, t2;
+
+		if ((cand && !fw_bitset_test(cand, node)) ||
+		    !(until = blocked_until(s, node)))
+			continue;
+		cap = s->nowcap + (size_t)node * s->K;
+		for (t = 0; t < until && t < s->wslots; t = t2) {
+			struct shr_piece *pc;
+
+			t2 = fw_rtl_next_change(s->cur, node, t);
+			if (t2 > until)
+				t2 = until;
+			if (s->npiece == s->cappiece) {
+				s->cappiece = s->cappiece ? 2 * s->cappiece : 16;
+				s->piece = fw_xrealloc(s->piece, s->cappiece *
+						       sizeof(*s->piece));
+				s->piece_amt = fw_xrealloc(s->piece_amt,
+					(size_t)s->cappiece * s->K *
+					sizeof(int64_t));
+			}
+			pc = &s->piece[s->npiece];
+			pc->node = node;
+			pc->a = t;
+			pc->b = t2;
+			fw_rtl_free_min(s->cur, node, t, t2, s->fmin);
+			for (uint32_t k = 0; k < s->K; k++)
+				s->piece_amt[(size_t)s->npiece * s->K + k] =
+					cap[k] >= 0 && s->req[k] > cap[k] ?
+					s->fmin[k] : 0;
+			if (fw_rtl_take(s->cur, node, t, t2, s->piece_amt +
+					(size_t)s->npiece * s->K) == 0)
+				s->npiece++;
+		}
+	}
+}
+
+/* Gives back what block_capped() took, last piece first. */
+static void unblock(struct fw_share *s)
+{
+	while (s->npiece) {
+		const struct shr_piece *pc = &s->piece[--s->npiece];
+
+		fw_rtl_give(s->cur, pc->node, pc->a, pc->b,
+			    s->piece_amt + (size_t)s->npiece * s->K);
+	}
 }
 
 static int32_t search(struct fw_share *s, const struct fw_bitset *cand,
@@ -453,6 +552,14 @@ int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
 		cmin = 1;
 		if (cmin > cmax)
 			return -1;
+	}
+	if (s->nowok_on) {	/* limited nodes wait for their devices */
+		int32_t c;
+
+		block_capped(s, cand);
+		c = search(s, cand, n, L, cmin, cmax);
+		unblock(s);
+		return c;
 	}
 	return search(s, cand, n, L, cmin, cmax);
 }

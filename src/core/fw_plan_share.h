@@ -79,6 +79,11 @@ struct fw_share {
 	struct fw_bitset *nowok;	/* nodes s->req may start on now, */
 	bool nowok_on;		/* when some limit rules a node out */
 	struct fw_bitset *cand_now;	/* scratch: cand and nowok */
+	/* What a later search took on limited nodes (fw_plan_share.c,
+	 * block_capped), K amounts a piece. */
+	struct shr_piece *piece;
+	int64_t *piece_amt;
+	uint32_t npiece, cappiece;
 };
 
 /* A share layer for cl (shared, finalised) over wslots slots, every node
@@ -147,13 +152,15 @@ void fw_share_use_view(struct fw_share *s, int32_t resv,
 /*
  * From now on, one job can get at most cap[k] (-1: no limit) of resource k
  * on node at slot 0, whatever is free there in total (fw_plan_node_now);
- * replaces the node's earlier limits.  Searches and fits for a start at
- * slot 0 leave the node out for a request above a limit (from the next
- * fw_share_set_req on); later slots are not affected.
+ * replaces the node's earlier limits.  For a request above a limit (from
+ * the next fw_share_set_req on) searches and fits leave the node out until
+ * the first running job there that holds a limited resource ends: the
+ * limits come from the running jobs' devices, which do not change before.
+ * After that the node is planned from its totals.
  */
 void fw_share_now_cap(struct fw_share *s, uint32_t node, const int64_t *cap);
-/* Does node have s->req free during [a, b)?  (At slot 0 also within the
- * node's fw_share_now_cap limits.) */
+/* Does node have s->req free during [a, b)?  (And is it not held back by
+ * its fw_share_now_cap limits at a?) */
 bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
 		   int32_t b);
 /*

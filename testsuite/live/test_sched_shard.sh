@@ -22,8 +22,10 @@
 #     per GPU, 1 shard left on each), a node has 2 shards free but no GPU
 #     with 2, so a shard:2 job waits; sched/fairway does not offer it to
 #     select_nodes() (before, the plan counted 2 free shards per node and
-#     every pass was refused), and it starts within a few seconds once one
-#     of those jobs is cancelled (its GPU then has 4 free);
+#     every pass was refused), its StartTime is the first of those jobs'
+#     time limits (5 min after they started, +-3 s: no GPU has room before
+#     one ends; before, the next 1-s step), and it starts within a few
+#     seconds once one of those jobs is cancelled (its GPU then has 4 free);
 #  4. a GPU carrying a shard is not free whole: with one shard:1 job on
 #     each node, a gpu:2 job waits, is not offered to select_nodes(), and
 #     starts within a few seconds of one shard job's cancellation.
@@ -36,12 +38,14 @@ shape=(--nodes 2 --cpus 8 --mem 16000 --select-params CR_Core_Memory
 
 # on NODE SHARDS: a 1-CPU job on NODE holding SHARDS shards for 5 minutes
 on() { submit -w "$1" -n 1 --mem=1000 --gres=shard:"$2" -t 5 --wrap 'sleep 300'; }
-# waits_then_starts KEY JOB CANCEL: JOB waits; after cancelling CANCEL, the
+# waits_then_starts KEY JOB CANCEL [END]: JOB waits (KEY_est: its
+# StartTime - END, when END is given); after cancelling CANCEL, the
 # seconds until it leaves PENDING (or "none" within 20 s)
 waits_then_starts() {
   sleep 6
   echo "${1}_state $(job_state "$2")"
   echo "${1}_refused $(refused "$2")"
+  [ -z "${4:-}" ] || echo "${1}_est $(s=$(start_epoch "$2"); [ "$s" = none ] && echo none || echo $((s - $4)))"
   after_cancel "$1" "$2" "$3"
 }
 
@@ -74,7 +78,8 @@ scen() {
   wait_until 15 all_running 4
   echo "spread $(running_count)"
   two=$(submit -n 1 --mem=1000 --gres=shard:2 -t 1 --wrap 'sleep 5')
-  waits_then_starts two "$two" "$a1"
+  waits_then_starts two "$two" "$a1" \
+    $(( $(squeue -h -t R -o %S | xargs -I{} date -d {} +%s | sort -n | head -n1) + 300 ))
   scancel -u root; wait_until 30 queue_empty
   say "4. one shard:1 job per node: a gpu:2 job waits"
   c1=$(on n1 1); on n2 1 > /dev/null
@@ -87,7 +92,7 @@ scen() {
 twin_start fw-shard 17960 17980 "DefMemPerCPU=1000" bf_interval=1,bf_resolution=1 "${shape[@]}"
 twin_run scen
 keys=(five_state five_refused five_explain started one_state one_start_vs_end
-  spread two_state two_refused two_after gpu_state gpu_refused gpu_after)
+  spread two_state two_refused two_est two_after gpu_state gpu_refused gpu_after)
 twin_table "${keys[@]}"
 
 say "checks (sched/fairway)"
@@ -103,6 +108,8 @@ check "... planned at the first shard:4 job's limit (+-3 s): $(f one_start_vs_en
 check_eq "3. four shard:3 jobs run, two per node" 4 "$(f spread)"
 check_eq "... a shard:2 job waits (no GPU has 2 free; sched/backfill: $(r two_state))" PENDING "$(f two_state)"
 check_eq "... and is never offered to select_nodes() (refused-start lines)" 0 "$(f two_refused)"
+check "... its StartTime is the first shard:3 job's limit (+-3 s): $(f two_est) s (sched/backfill: $(r two_est) s)" \
+  bash -c "[[ '$(f two_est)' =~ ^-?[0-9]+$ ]] && [ '$(f two_est)' -ge -3 ] && [ '$(f two_est)' -le 3 ]"
 check "... it starts within 5 s of a GPU's shards being freed: $(f two_after) s (sched/backfill: $(r two_after) s)" \
   bash -c "num() { [[ \$1 =~ ^[0-9]+\$ ]]; }; num '$(f two_after)' && [ '$(f two_after)' -le 5 ]"
 waits() { [ "$1" = PENDING ] && echo waits || echo starts; }

@@ -463,9 +463,10 @@ END_TEST
  *     limits: on n1, the lowest node with 2 free).  The adapter then reads
  *     n2's limits back: its shards came from one GPU, so 1 GPU whole and 4
  *     shards (the other GPU).
- *  2. gpus:2 starts on neither: n1 has no GPU free of shards, n2 one.  Its
- *     later start is still counted by n1's totals: 2 free GPUs from the
- *     next slot (the documented limit of the model).
+ *  2. gpus:2 starts on neither: n1 has no GPU free of shards, n2 one.
+ *     Neither changes before a job holding its devices ends: n1 at +30
+ *     min (the running job), n2 at +10 min (job 1, started above); from
+ *     then on the totals count again, so it is reserved on n2 at +10 min.
  *  3. shard:1 starts now on n1 (1 shard on one GPU).
  *  4. gpus:1 starts now on n2 (its GPU without shards).
  */
@@ -507,8 +508,8 @@ START_TEST(now_limits_of_gpus_and_shards)
 	ck_assert_int_eq(fw_plan_node_now(p, &n2, &e), 0);
 	ck_assert_int_eq(fw_plan_decide(p, &jb, FW_PASS_BACKFILL, &d, &e), 0);
 	ck_assert_int_eq(d.kind, FW_PLAN_RESERVED);
-	ck_assert_int_eq(d.start, NOW + MIN);
-	ck_assert(fw_bitset_test(d.nodes, 0));
+	ck_assert_int_eq(d.start, NOW + 10 * MIN);
+	ck_assert(fw_bitset_test(d.nodes, 1) && !fw_bitset_test(d.nodes, 0));
 	ck_assert_int_eq(fw_plan_decide(p, &jc, FW_PASS_BACKFILL, &d, &e), 0);
 	ck_assert_int_eq(d.kind, FW_PLAN_START_NOW);
 	ck_assert(fw_bitset_test(d.nodes, 0));
@@ -859,17 +860,25 @@ static void dense_check(const struct dense *D, uint64_t seed)
 						     (long long)D->cap[i][k]);
 }
 
-/* Within node i's limit of GPUs one job can get now (gcap[i], -1 none),
- * for a start at slot c of a job sharing nodes. */
-static bool dense_now_ok(const int32_t *gcap, uint32_t i, int32_t c,
+/* Node i's limit of GPUs one job can get now (gcap, -1 none) and the
+ * slot until which it holds (guntil: the first end of a running job there
+ * with GPUs; PSLOTS + 1: none ends). */
+struct gcaps {
+	int32_t gcap[PMAXN];
+	int32_t guntil[PMAXN];
+};
+
+/* May a job sharing nodes that asks a start on node i at slot c? */
+static bool dense_now_ok(const struct gcaps *g, uint32_t i, int32_t c,
 			 const int64_t *a, bool whole)
 {
-	return c > 0 || whole || gcap[i] < 0 || a[2] <= gcap[i];
+	return whole || g->gcap[i] < 0 || a[2] <= g->gcap[i] ||
+	       c >= g->guntil[i];
 }
 
 /* Earliest slot (or -1) with n nodes that fit, the required one (req,
  * -1: none) among them; brute force. */
-static int32_t dense_earliest(const struct dense *D, const int32_t *gcap,
+static int32_t dense_earliest(const struct dense *D, const struct gcaps *gcap,
 			      uint32_t n, int32_t len0, int32_t len,
 			      const int64_t *a, bool whole, int32_t req,
 			      int32_t cmin)
@@ -904,7 +913,7 @@ struct pscen {
 	struct fw_plan_job jobs[PMAXJ];
 	struct fw_gres_count jg[PMAXJ];
 	uint32_t njobs;
-	int32_t gcap[PMAXN];	/* GPUs one job can get now, -1: no limit */
+	struct gcaps g;		/* GPUs one job can get now */
 };
 
 static void pscen_build(struct pscen *S, uint64_t seed)
@@ -994,7 +1003,12 @@ static void pscen_build(struct pscen *S, uint64_t seed)
 	for (uint32_t i = 0; i < S->n; i++) {
 		uint32_t g = S->nd[i].a100 + S->nd[i].v100;
 
-		S->gcap[i] = g && rnd(&r, 3) == 0 ? (int32_t)rnd(&r, g) : -1;
+		S->g.gcap[i] = g && rnd(&r, 3) == 0 ? (int32_t)rnd(&r, g) : -1;
+		S->g.guntil[i] = PSLOTS + 1;
+		for (uint32_t k = 0; k < S->nrun; k++)
+			if (S->run[k].node == i && S->run[k].gpus &&
+			    S->run_end[k] < S->g.guntil[i])
+				S->g.guntil[i] = S->run_end[k];
 	}
 }
 
@@ -1045,9 +1059,9 @@ static struct fw_plan *pscen_plan(const struct pscen *S,
 	}
 	for (uint32_t i = 0; i < S->n; i++) {
 		struct fw_node_now now = { .node = i,
-					   .gpus = (uint32_t)S->gcap[i] };
+					   .gpus = (uint32_t)S->g.gcap[i] };
 
-		if (S->gcap[i] >= 0)
+		if (S->g.gcap[i] >= 0)
 			ck_assert_int_eq(fw_plan_node_now(p, &now, &e), 0);
 	}
 	ck_assert_int_eq(fw_plan_backfill(p, queue, nq, res, &e), 0);
@@ -1057,6 +1071,9 @@ static struct fw_plan *pscen_plan(const struct pscen *S,
 static void check_pass(const struct pscen *S, const struct fw_plan_result *res,
 		       uint64_t seed)
 {
+	/* The limits hold until the first end of a job with GPUs (or whole
+	 * nodes) there: the running ones, then those started in the pass. */
+	struct gcaps g = S->g;
 	struct dense *D = calloc(1, sizeof(*D));
 	int64_t a[RK];
 
@@ -1089,7 +1106,7 @@ static void check_pass(const struct pscen *S, const struct fw_plan_result *res,
 			(int32_t)((j->eligible - NOW + MIN - 1) / MIN) : 0;
 
 		job_amounts(j, a);
-		want = dense_earliest(D, S->gcap, j->nodes_min, L, L, a,
+		want = dense_earliest(D, &g, j->nodes_min, L, L, a,
 				      whole && j->exclusive,
 				      j->req_nodes ? (int32_t)fw_bitset_first_set(
 					      j->req_nodes) : -1, cmin);
@@ -1122,12 +1139,15 @@ static void check_pass(const struct pscen *S, const struct fw_plan_result *res,
 		for (uint32_t m = 0; m < r->nnodes; m++) {
 			ck_assert_msg(dense_fits(D, r->node_idx[m], c, c + L, a,
 						 whole) &&
-				      dense_now_ok(S->gcap, r->node_idx[m], c,
+				      dense_now_ok(&g, r->node_idx[m], c,
 						   a, whole),
 				      "seed %llu job %u node %u does not fit",
 				      (unsigned long long)seed, j->id,
 				      r->node_idx[m]);
 			dense_book(D, r->node_idx[m], c, c + L, a, whole);
+			if (c == 0 && (whole || a[2]) &&
+			    L < g.guntil[r->node_idx[m]])
+				g.guntil[r->node_idx[m]] = L;
 		}
 	}
 	dense_check(D, seed);
