@@ -27,12 +27,6 @@ static int u32_order(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* A temporary take of block_capped(), given back by unblock(). */
-struct shr_piece {
-	uint32_t node;
-	int32_t a, b;
-};
-
 struct shr_ent {
 	uint64_t h;
 	uint32_t cls, n;
@@ -87,8 +81,7 @@ void fw_share_free(struct fw_share *s)
 	free(s->chk);
 	free(s->nowcap);
 	free(s->capped);
-	free(s->piece);
-	free(s->piece_amt);
+	fw_bitset_free(s->cand_later);
 	fw_bitset_free(s->nowok);
 	fw_bitset_free(s->cand_now);
 	free(s->sel);
@@ -168,6 +161,7 @@ void fw_share_now_cap(struct fw_share *s, uint32_t node, const int64_t *cap)
 		s->capped = fw_xmalloc(n * sizeof(uint32_t));
 		s->nowok = fw_bitset_new(n);
 		s->cand_now = fw_bitset_new(n);
+		s->cand_later = fw_bitset_new(n);
 	}
 	row = s->nowcap + (size_t)node * s->K;
 	memcpy(row, cap, s->K * sizeof(int64_t));
@@ -410,6 +404,26 @@ uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
 	return nh;
 }
 
+static int32_t search(struct fw_share *s, const struct fw_bitset *cand,
+		      uint32_t n, int32_t d, int32_t smin, int32_t smax)
+{
+	struct fw_rtl_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.cand = cand;
+	q.n = n;
+	q.req = s->req;
+	q.d = d;
+	q.smin = smin;
+	q.smax = smax;
+	q.nodes = s->sel;
+	s->searches++;
+	fw_rtl_earliest(s->cur, &q);
+	s->nodes_scanned += q.nodes_scanned;
+	s->nsel = q.start >= 0 ? n : 0;
+	return q.start;
+}
+
 /*
  * Until which slot s->req cannot start on node because of its limits
  * (fw_share_now_cap): 0 when it is within them.  They come from the use
@@ -450,83 +464,151 @@ bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
 }
 
 /*
- * For one later search: take on s->cur, from slot 0 until blocked_until(),
- * everything free of each resource s->req asks above a node's limit, on
- * every limited node of cand (NULL: all), one piece per segment of the
- * node's timeline so that unblock() gives back exactly that.
+ * One node (most jobs) above some nodes' limits: the earliest start among
+ * the nodes within their limits (one search), then each limited node of
+ * cand from its blocked_until() on, by a walk of its own timeline, while
+ * that can still beat the start found (ties to the lower node, as the
+ * search).  The timeline is not changed: block_capped() on a busy GPU
+ * cluster took and gave back on every limited node for each search.
  */
-static void block_capped(struct fw_share *s, const struct fw_bitset *cand)
+static int32_t earliest_one_capped(struct fw_share *s,
+				   const struct fw_bitset *cand, int32_t d,
+				   int32_t cmin, int32_t cmax)
 {
-	const int64_t *cap;
+	const struct fw_bitset *ok = s->nowok;
+	int32_t best;
+	uint32_t bnode = UINT32_MAX;
 
-	s->npiece = 0;
+	if (cand) {
+		fw_bitset_copy(s->cand_now, cand);
+		fw_bitset_and(s->cand_now, s->nowok);
+		ok = s->cand_now;
+	}
+	best = search(s, ok, 1, d, cmin, cmax);
+	if (best >= 0)
+		bnode = s->sel[0];
 	for (uint32_t m = 0; m < s->ncapped; m++) {
 		uint32_t node = s->capped[m];
-		int32_t until, t, t2;
+		int32_t until, from, to, f;
 
 		if ((cand && !fw_bitset_test(cand, node)) ||
-		    !(until = blocked_until(s, node)))
+		    !(until = blocked_until(s, node)) || until == FW_RTL_INF)
 			continue;
-		cap = s->nowcap + (size_t)node * s->K;
-		for (t = 0; t < until && t < s->wslots; t = t2) {
-			struct shr_piece *pc;
-
-			t2 = fw_rtl_next_change(s->cur, node, t);
-			if (t2 > until)
-				t2 = until;
-			if (s->npiece == s->cappiece) {
-				s->cappiece = s->cappiece ? 2 * s->cappiece : 16;
-				s->piece = fw_xrealloc(s->piece, s->cappiece *
-						       sizeof(*s->piece));
-				s->piece_amt = fw_xrealloc(s->piece_amt,
-					(size_t)s->cappiece * s->K *
-					sizeof(int64_t));
-			}
-			pc = &s->piece[s->npiece];
-			pc->node = node;
-			pc->a = t;
-			pc->b = t2;
-			fw_rtl_free_min(s->cur, node, t, t2, s->fmin);
-			for (uint32_t k = 0; k < s->K; k++)
-				s->piece_amt[(size_t)s->npiece * s->K + k] =
-					cap[k] >= 0 && s->req[k] > cap[k] ?
-					s->fmin[k] : 0;
-			if (fw_rtl_take(s->cur, node, t, t2, s->piece_amt +
-					(size_t)s->npiece * s->K) == 0)
-				s->npiece++;
+		from = until > cmin ? until : cmin;
+		to = best >= 0 && best < cmax ? best : cmax;
+		if (from > to)
+			continue;
+		f = fw_rtl_node_earliest(s->cur, node, s->req, d, from, to);
+		if (f >= 0 && (best < 0 || f < best ||
+			       (f == best && node < bnode))) {
+			best = f;
+			bnode = node;
 		}
 	}
+	s->nsel = best >= 0 ? 1 : 0;
+	if (best >= 0)
+		s->sel[0] = bnode;
+	return best;
 }
 
-/* Gives back what block_capped() took, last piece first. */
-static void unblock(struct fw_share *s)
-{
-	while (s->npiece) {
-		const struct shr_piece *pc = &s->piece[--s->npiece];
+#define SHR_UNTIL_GROUPS 16
 
-		fw_rtl_give(s->cur, pc->node, pc->a, pc->b,
-			    s->piece_amt + (size_t)s->npiece * s->K);
+static int i32_order(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The distinct (finite) blocked_until() slots of the limited nodes of
+ * cand, ascending, into g[]; at most SHR_UNTIL_GROUPS of them: with more,
+ * every SHR_UNTIL_GROUPS-th quantile and the last, so that a node is held
+ * until the first of them at or after its own (a little longer: an
+ * over-estimate).  Nodes limited for ever leave s->cand_later.
+ */
+static uint32_t until_groups(struct fw_share *s, int32_t *g)
+{
+	int32_t *u = fw_xmalloc((s->ncapped + 1) * sizeof(*u));
+	uint32_t nu = 0, ng = 0;
+
+	for (uint32_t m = 0; m < s->ncapped; m++) {
+		uint32_t node = s->capped[m];
+		int32_t until;
+
+		if (!fw_bitset_test(s->cand_later, node) ||
+		    !(until = blocked_until(s, node)))
+			continue;
+		if (until == FW_RTL_INF)
+			fw_bitset_clear(s->cand_later, node);
+		else
+			u[nu++] = until;
+	}
+	qsort(u, nu, sizeof(*u), i32_order);
+	for (uint32_t k = 0; k < nu; k++)
+		if (k == 0 || u[k] != u[k - 1])
+			u[ng++] = u[k];
+	for (uint32_t k = 0; k < SHR_UNTIL_GROUPS && k < ng; k++)
+		g[k] = ng <= SHR_UNTIL_GROUPS ? u[k] :
+		       u[(uint64_t)(k + 1) * ng / SHR_UNTIL_GROUPS - 1];
+	free(u);
+	return ng < SHR_UNTIL_GROUPS ? ng : SHR_UNTIL_GROUPS;
+}
+
+/* Adds to s->cand_now the limited nodes of s->cand_later free by slot t. */
+static void allow_until(struct fw_share *s, int32_t t, const int32_t *g,
+			uint32_t ng)
+{
+	for (uint32_t m = 0; m < s->ncapped; m++) {
+		uint32_t node = s->capped[m];
+		int32_t until;
+		uint32_t k = 0;
+
+		if (!fw_bitset_test(s->cand_later, node) ||
+		    fw_bitset_test(s->cand_now, node) ||
+		    !(until = blocked_until(s, node)))
+			continue;
+		while (k < ng && g[k] < until)	/* its group's slot */
+			k++;
+		if (k < ng && g[k] <= t)
+			fw_bitset_set(s->cand_now, node);
 	}
 }
 
-static int32_t search(struct fw_share *s, const struct fw_bitset *cand,
-		      uint32_t n, int32_t d, int32_t smin, int32_t smax)
+/*
+ * Several nodes above some nodes' limits: the time from cmin on is cut at
+ * the limited nodes' blocked_until() slots (until_groups), and each piece
+ * is searched, in order, among the nodes within their limits and those
+ * already free of theirs.  Exact up to SHR_UNTIL_GROUPS distinct slots,
+ * an over-estimate beyond; at most SHR_UNTIL_GROUPS + 1 searches, the
+ * timeline unchanged.
+ */
+static int32_t earliest_capped(struct fw_share *s,
+			       const struct fw_bitset *cand, uint32_t n,
+			       int32_t d, int32_t cmin, int32_t cmax)
 {
-	struct fw_rtl_query q;
+	int32_t g[SHR_UNTIL_GROUPS], from = cmin, to, c;
+	uint32_t ng, k = 0;
 
-	memset(&q, 0, sizeof(q));
-	q.cand = cand;
-	q.n = n;
-	q.req = s->req;
-	q.d = d;
-	q.smin = smin;
-	q.smax = smax;
-	q.nodes = s->sel;
-	s->searches++;
-	fw_rtl_earliest(s->cur, &q);
-	s->nodes_scanned += q.nodes_scanned;
-	s->nsel = q.start >= 0 ? n : 0;
-	return q.start;
+	if (cand)
+		fw_bitset_copy(s->cand_later, cand);
+	else
+		fw_bitset_set_all(s->cand_later);
+	fw_bitset_copy(s->cand_now, s->cand_later);
+	fw_bitset_and(s->cand_now, s->nowok);
+	ng = until_groups(s, g);
+	while (k < ng && g[k] <= cmin)
+		k++;
+	allow_until(s, cmin, g, ng);
+	for (;;) {
+		to = k < ng && g[k] - 1 < cmax ? g[k] - 1 : cmax;
+		c = search(s, s->cand_now, n, d, from, to);
+		if (c >= 0 || k >= ng || g[k] > cmax)
+			return c;
+		from = g[k];
+		allow_until(s, from, g, ng);
+		k++;
+	}
 }
 
 int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
@@ -553,14 +635,10 @@ int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
 		if (cmin > cmax)
 			return -1;
 	}
-	if (s->nowok_on) {	/* limited nodes wait for their devices */
-		int32_t c;
-
-		block_capped(s, cand);
-		c = search(s, cand, n, L, cmin, cmax);
-		unblock(s);
-		return c;
-	}
+	/* limited nodes wait for their devices */
+	if (s->nowok_on)
+		return n == 1 ? earliest_one_capped(s, cand, L, cmin, cmax) :
+				earliest_capped(s, cand, n, L, cmin, cmax);
 	return search(s, cand, n, L, cmin, cmax);
 }
 

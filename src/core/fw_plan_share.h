@@ -79,11 +79,7 @@ struct fw_share {
 	struct fw_bitset *nowok;	/* nodes s->req may start on now, */
 	bool nowok_on;		/* when some limit rules a node out */
 	struct fw_bitset *cand_now;	/* scratch: cand and nowok */
-	/* What a later search took on limited nodes (fw_plan_share.c,
-	 * block_capped), K amounts a piece. */
-	struct shr_piece *piece;
-	int64_t *piece_amt;
-	uint32_t npiece, cappiece;
+	struct fw_bitset *cand_later;	/* scratch: earliest_capped */
 };
 
 /* A share layer for cl (shared, finalised) over wslots slots, every node

@@ -144,6 +144,17 @@ struct fw_rtl_query {
 int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q);
 
 /*
+ * The same question for one node: the earliest slot c in [smin, smax] at
+ * which node has req free during [c, c + d), or -1.  As fw_rtl_earliest
+ * with n = 1 and cand = {node}, without its scratch memory or summaries:
+ * one walk of the node's list (a caller asking about a few nodes, each
+ * from its own first slot).
+ */
+int32_t fw_rtl_node_earliest(const struct fw_rtl *r, uint32_t node,
+			     const int64_t *req, int32_t d, int32_t smin,
+			     int32_t smax);
+
+/*
  * The first slot after t (t >= 0) at which node's free amounts change, or
  * FW_RTL_INF if they never do again.  Walking a node's changes this way
  * visits every slot where a start can become possible that was not one

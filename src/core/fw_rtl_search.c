@@ -508,6 +508,23 @@ static int32_t earliest_one(struct fw_rtl *r, struct fw_rtl_query *q,
 	return best;
 }
 
+int32_t fw_rtl_node_earliest(const struct fw_rtl *r, uint32_t node,
+			     const int64_t *req, int32_t d, int32_t smin,
+			     int32_t smax)
+{
+	int32_t lo = smin < 0 ? 0 : smin, c, hi, f;
+
+	if (node >= r->nnodes || d < 1 || lo > smax)
+		return -1;
+	/* Past W nothing changes: a start there may as well be at W. */
+	hi = smax < r->W ? smax : r->W;
+	c = lo < r->W ? lo : r->W;
+	f = fw_rtl_list_next_fit(&r->node[node], r->K, req, c, d, hi);
+	if (f == FW_RTL_INF || f > hi)
+		return -1;
+	return f > lo ? f : lo;
+}
+
 static uint32_t count_cand(const struct fw_rtl *r, const struct fw_bitset *c)
 {
 	return c ? fw_bitset_count(c) : r->nnodes;

@@ -9,9 +9,12 @@
  * Then growth curves: queue 1k..100k on 10k nodes, nodes 100..10k with
  * 100k jobs; EASY and the main pass for comparison.
  *
- * Usage: bench_plan [quick|headline|narrow|shared [N [easy|conservative]]]
+ * Usage: bench_plan [quick|headline|narrow|shared [N [easy|conservative [caps]]]]
  * ("quick" skips the growth curves; "headline" and "narrow" run one case once, for
- * profiling; "shared" is the shared-node planner: see shared_world())
+ * profiling; "shared" is the shared-node planner: see shared_world();
+ * "caps" gives every GPU node a per-device limit of 1 GPU for one job
+ * (fw_plan_node_now) that no running job lifts: the worst case of the
+ * limits' cost, every multi-GPU job searched around 1,000 limited nodes)
  * Each figure is the best of 3 runs (the machine is shared).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -65,6 +68,7 @@ struct world {
 	struct fw_node_use *run_use;	/* shared: one node each */
 	struct fw_plan_job *jobs;
 	size_t njobs;
+	bool caps;			/* "caps": GPU nodes limited to 1 */
 };
 
 static const struct fw_plan_lic lic1 = { 0, 1 };
@@ -275,6 +279,12 @@ static void run_once(const struct world *w, const struct fw_plan_conf *conf,
 		    fw_plan_add_running(p, w->run_nodes[k], w->run_end[k], NULL,
 					0, &e))
 			abort();
+	for (uint32_t i = 0; w->caps && i < w->cl->nnodes; i++) {
+		struct fw_node_now nn = { .node = i, .gpus = 1 };
+
+		if (w->cl->nodes[i].gpus && fw_plan_node_now(p, &nn, &e))
+			abort();
+	}
 	rc = pass == FW_PASS_BACKFILL ?
 	     fw_plan_backfill(p, w->jobs, njobs, res, &e) :
 	     fw_plan_main(p, w->jobs, njobs, res, &e);
@@ -350,6 +360,7 @@ int main(int argc, char **argv)
 		easy->resv_depth = 1;
 		easy->resv_depth_set = true;
 		shared_world(&w, 10000, maxq, 44);
+		w.caps = argc > 4 && strcmp(argv[4], "caps") == 0;
 		printf("shared nodes: running jobs %u\n", w.nrun);
 		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]) + 1; k++) {
 			/* the growth curve below maxq, then maxq itself */

@@ -688,6 +688,16 @@ static void prop_search(struct fw_rtl *r, const struct oracle *o,
 	ck_assert_int_eq(q.start, w);
 	for (uint32_t k = 0; w >= 0 && k < q.n; k++)
 		ck_assert_uint_eq(got[k], want[k]);
+	/* the same question about one node */
+	{
+		uint32_t i = (uint32_t)rnd(o->nn);
+
+		fw_bitset_clear_all(cand);
+		fw_bitset_set(cand, i);
+		w = o_earliest(o, cand, 1, req, q.d, q.smin, q.smax, want);
+		ck_assert_int_eq(fw_rtl_node_earliest(r, i, req, q.d, q.smin,
+						      q.smax), w);
+	}
 }
 
 static void prop_world(uint64_t seed, bool big)
