@@ -468,8 +468,9 @@ bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
  * the nodes within their limits (one search), then each limited node of
  * cand from its blocked_until() on, by a walk of its own timeline, while
  * that can still beat the start found (ties to the lower node, as the
- * search).  The timeline is not changed: block_capped() on a busy GPU
- * cluster took and gave back on every limited node for each search.
+ * search).  The timeline is not changed: taking what limited nodes had
+ * free and giving it back around each search cost 5 times the plan on a
+ * busy GPU cluster (doc/perf-plan.md).
  */
 static int32_t earliest_one_capped(struct fw_share *s,
 				   const struct fw_bitset *cand, int32_t d,
