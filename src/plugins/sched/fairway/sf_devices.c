@@ -72,6 +72,20 @@ static bool find_devs(const node_record_t *n, struct devs *d)
 	       d->shared->topo_gres_cnt_avail && d->shared->topo_gres_cnt_alloc;
 }
 
+/* Do two device bitmaps share a set bit?  Slurm's bit_overlap_any()
+ * requires equal sizes (an xassert); these come from two GRES states. */
+static bool overlaps(bitstr_t *a, bitstr_t *b)
+{
+	int64_t n = bit_size(a) < bit_size(b) ? bit_size(a) : bit_size(b);
+
+	if (bit_size(a) == bit_size(b))
+		return bit_overlap_any(a, b);
+	for (int64_t i = 0; i < n; i++)
+		if (bit_test(a, i) && bit_test(b, i))
+			return true;
+	return false;
+}
+
 /* Is anything of the node's GPUs or shared GRES allocated? */
 static bool devs_in_use(const struct devs *d)
 {
@@ -96,8 +110,7 @@ static uint64_t shared_now(const struct devs *d)
 		    (busy_only && !s->topo_gres_cnt_alloc[i]))
 			continue;
 		if (s->topo_gres_bitmap && s->topo_gres_bitmap[i] &&
-		    bit_overlap_any(s->topo_gres_bitmap[i],
-				    d->gpu->gres_bit_alloc))
+		    overlaps(s->topo_gres_bitmap[i], d->gpu->gres_bit_alloc))
 			continue;
 		left = s->topo_gres_cnt_avail[i] - s->topo_gres_cnt_alloc[i];
 		sum += left;
