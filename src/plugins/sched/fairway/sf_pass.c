@@ -1283,7 +1283,14 @@ static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
 			return false;
 	}
 	*jobp = job;
-	if (!IS_JOB_PENDING(job) || job->priority == 0 ||
+	/* A record left from before a lock yield: the job may have started
+	 * (from its record of another partition), been requeued and still be
+	 * completing - pending again, but a start now would come before its
+	 * requeue hold is set and slurmd refuses the launch ("already
+	 * killed"); or revoked.  sched/backfill checks the same after its
+	 * yields (backfill.c, _job_runnable_now). */
+	if (!IS_JOB_PENDING(job) || IS_JOB_COMPLETING(job) ||
+	    IS_JOB_REVOKED(job) || job->priority == 0 ||
 	    job->preempt_in_progress)
 		return false;
 	if (p->jobs_touched && !revalidate_after_yield(p, e, job))
