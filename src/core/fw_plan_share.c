@@ -81,6 +81,7 @@ void fw_share_free(struct fw_share *s)
 	free(s->chk);
 	free(s->nowcap);
 	free(s->capped);
+	free(s->cap_until);
 	fw_bitset_free(s->cand_later);
 	fw_bitset_free(s->nowok);
 	fw_bitset_free(s->cand_now);
@@ -147,6 +148,14 @@ void fw_share_set_req(struct fw_share *s, const struct fw_plan_job *j)
 		now_filter(s);
 }
 
+static bool has_limit(const struct fw_share *s, const int64_t *row)
+{
+	for (uint32_t k = 0; k < s->K; k++)
+		if (row[k] >= 0)
+			return true;
+	return false;
+}
+
 void fw_share_now_cap(struct fw_share *s, uint32_t node, const int64_t *cap)
 {
 	uint32_t n = s->cl->nnodes;
@@ -162,13 +171,13 @@ void fw_share_now_cap(struct fw_share *s, uint32_t node, const int64_t *cap)
 		s->nowok = fw_bitset_new(n);
 		s->cand_now = fw_bitset_new(n);
 		s->cand_later = fw_bitset_new(n);
+		s->cap_until = fw_xmalloc(n * sizeof(int32_t));
 	}
 	row = s->nowcap + (size_t)node * s->K;
+	/* a node enters the list with its first limit, and stays */
+	if (!has_limit(s, row) && has_limit(s, cap))
+		s->capped[s->ncapped++] = node;
 	memcpy(row, cap, s->K * sizeof(int64_t));
-	for (uint32_t m = 0; m < s->ncapped; m++)
-		if (s->capped[m] == node)
-			return;
-	s->capped[s->ncapped++] = node;
 }
 
 void fw_share_use_amounts(const struct fw_share *s,
@@ -458,9 +467,22 @@ static int32_t blocked_until(const struct fw_share *s, uint32_t node)
 bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
 		   int32_t b)
 {
-	if (s->nowcap && a < blocked_until(s, node))
+	if (s->nowcap && over_now_cap(s, node) &&
+	    (a == 0 || a < blocked_until(s, node)))
 		return false;
 	return fw_rtl_fits(s->cur, node, a, b, s->req);
+}
+
+/* cand (NULL: every node) without the nodes whose limits s->req exceeds:
+ * s->nowok itself, or s->cand_now. */
+static const struct fw_bitset *within_limits(struct fw_share *s,
+					     const struct fw_bitset *cand)
+{
+	if (!cand)
+		return s->nowok;
+	fw_bitset_copy(s->cand_now, cand);
+	fw_bitset_and(s->cand_now, s->nowok);
+	return s->cand_now;
 }
 
 /*
@@ -476,16 +498,9 @@ static int32_t earliest_one_capped(struct fw_share *s,
 				   const struct fw_bitset *cand, int32_t d,
 				   int32_t cmin, int32_t cmax)
 {
-	const struct fw_bitset *ok = s->nowok;
-	int32_t best;
+	int32_t best = search(s, within_limits(s, cand), 1, d, cmin, cmax);
 	uint32_t bnode = UINT32_MAX;
 
-	if (cand) {
-		fw_bitset_copy(s->cand_now, cand);
-		fw_bitset_and(s->cand_now, s->nowok);
-		ok = s->cand_now;
-	}
-	best = search(s, ok, 1, d, cmin, cmax);
 	if (best >= 0)
 		bnode = s->sel[0];
 	for (uint32_t m = 0; m < s->ncapped; m++) {
@@ -526,54 +541,53 @@ static int i32_order(const void *a, const void *b)
  * cand, ascending, into g[]; at most SHR_UNTIL_GROUPS of them: with more,
  * every SHR_UNTIL_GROUPS-th quantile and the last, so that a node is held
  * until the first of them at or after its own (a little longer: an
- * over-estimate).  Nodes limited for ever leave s->cand_later.
+ * over-estimate).  s->cap_until[m] gets the slot capped[m] is held until
+ * (0: within its limits); nodes limited for ever leave s->cand_later.
  */
 static uint32_t until_groups(struct fw_share *s, int32_t *g)
 {
 	int32_t *u = fw_xmalloc((s->ncapped + 1) * sizeof(*u));
-	uint32_t nu = 0, ng = 0;
+	uint32_t nu = 0, nd = 0, ng;
 
 	for (uint32_t m = 0; m < s->ncapped; m++) {
 		uint32_t node = s->capped[m];
-		int32_t until;
 
-		if (!fw_bitset_test(s->cand_later, node) ||
-		    !(until = blocked_until(s, node)))
-			continue;
-		if (until == FW_RTL_INF)
+		s->cap_until[m] = fw_bitset_test(s->cand_later, node) ?
+				  blocked_until(s, node) : 0;
+		if (s->cap_until[m] == FW_RTL_INF) {
 			fw_bitset_clear(s->cand_later, node);
-		else
-			u[nu++] = until;
+			s->cap_until[m] = 0;
+		} else if (s->cap_until[m]) {
+			u[nu++] = s->cap_until[m];
+		}
 	}
 	qsort(u, nu, sizeof(*u), i32_order);
 	for (uint32_t k = 0; k < nu; k++)
 		if (k == 0 || u[k] != u[k - 1])
-			u[ng++] = u[k];
-	for (uint32_t k = 0; k < SHR_UNTIL_GROUPS && k < ng; k++)
-		g[k] = ng <= SHR_UNTIL_GROUPS ? u[k] :
-		       u[(uint64_t)(k + 1) * ng / SHR_UNTIL_GROUPS - 1];
+			u[nd++] = u[k];
+	ng = nd < SHR_UNTIL_GROUPS ? nd : SHR_UNTIL_GROUPS;
+	for (uint32_t k = 0; k < ng; k++)
+		g[k] = nd <= SHR_UNTIL_GROUPS ? u[k] :
+		       u[(uint64_t)(k + 1) * nd / SHR_UNTIL_GROUPS - 1];
 	free(u);
-	return ng < SHR_UNTIL_GROUPS ? ng : SHR_UNTIL_GROUPS;
+	for (uint32_t m = 0; m < s->ncapped; m++) {
+		uint32_t k = 0;
+
+		while (s->cap_until[m] && k < ng && g[k] < s->cap_until[m])
+			k++;	/* its group's slot */
+		if (s->cap_until[m])
+			s->cap_until[m] = g[k];
+	}
+	return ng;
 }
 
 /* Adds to s->cand_now the limited nodes of s->cand_later free by slot t. */
-static void allow_until(struct fw_share *s, int32_t t, const int32_t *g,
-			uint32_t ng)
+static void allow_until(struct fw_share *s, int32_t t)
 {
-	for (uint32_t m = 0; m < s->ncapped; m++) {
-		uint32_t node = s->capped[m];
-		int32_t until;
-		uint32_t k = 0;
-
-		if (!fw_bitset_test(s->cand_later, node) ||
-		    fw_bitset_test(s->cand_now, node) ||
-		    !(until = blocked_until(s, node)))
-			continue;
-		while (k < ng && g[k] < until)	/* its group's slot */
-			k++;
-		if (k < ng && g[k] <= t)
-			fw_bitset_set(s->cand_now, node);
-	}
+	for (uint32_t m = 0; m < s->ncapped; m++)
+		if (s->cap_until[m] && s->cap_until[m] <= t &&
+		    fw_bitset_test(s->cand_later, s->capped[m]))
+			fw_bitset_set(s->cand_now, s->capped[m]);
 }
 
 /*
@@ -600,14 +614,14 @@ static int32_t earliest_capped(struct fw_share *s,
 	ng = until_groups(s, g);
 	while (k < ng && g[k] <= cmin)
 		k++;
-	allow_until(s, cmin, g, ng);
+	allow_until(s, cmin);
 	for (;;) {
 		to = k < ng && g[k] - 1 < cmax ? g[k] - 1 : cmax;
 		c = search(s, s->cand_now, n, d, from, to);
 		if (c >= 0 || k >= ng || g[k] > cmax)
 			return c;
 		from = g[k];
-		allow_until(s, from, g, ng);
+		allow_until(s, from);
 		k++;
 	}
 }
@@ -621,16 +635,8 @@ int32_t fw_share_earliest(struct fw_share *s, const struct fw_bitset *cand,
 	/* A start now runs L0 slots (now is inside slot 0), later ones L;
 	 * only nodes within their limits for now (fw_share_now_cap). */
 	if (cmin == 0) {
-		const struct fw_bitset *now = cand;
-
-		if (s->nowok_on) {
-			if (cand) {
-				fw_bitset_copy(s->cand_now, cand);
-				fw_bitset_and(s->cand_now, s->nowok);
-			}
-			now = cand ? s->cand_now : s->nowok;
-		}
-		if (search(s, now, n, L0, 0, 0) == 0)
+		if (search(s, s->nowok_on ? within_limits(s, cand) : cand, n,
+			   L0, 0, 0) == 0)
 			return 0;
 		cmin = 1;
 		if (cmin > cmax)

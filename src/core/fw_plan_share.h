@@ -80,6 +80,8 @@ struct fw_share {
 	bool nowok_on;		/* when some limit rules a node out */
 	struct fw_bitset *cand_now;	/* scratch: cand and nowok */
 	struct fw_bitset *cand_later;	/* scratch: earliest_capped */
+	int32_t *cap_until;	/* scratch: per capped[] node, the slot
+				   earliest_capped holds it until */
 };
 
 /* A share layer for cl (shared, finalised) over wslots slots, every node
