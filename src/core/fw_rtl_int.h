@@ -58,6 +58,8 @@ struct fw_rtl {
 	uint32_t *jend;		/* nbk: the last bucket a window of the
 				   query's length from bucket j's start
 				   touches */
+	uint64_t *wfront;	/* nbk: level words' suffix ANDs of one
+				   block (fw_rtl_search.c, struct lwin) */
 	/* what earlier start-now probes learned (fw_rtl_hint.c) */
 	struct rtl_hint *hint;	/* RTL_NHINT */
 	uint32_t hint_next;	/* the slot the next hint replaces */

@@ -186,20 +186,66 @@ static uint64_t in_levels(const struct fw_rtl *r, const struct rtl_lvq *lq,
 }
 
 /*
- * The nodes of *rest (block b) to look at from bucket j on: those that
+ * The level-set words of one block over the sliding windows [j, jend[j]]
+ * of a walk through its buckets (j and jend[j] only grow): the AND of a
+ * window is kept as two parts, suffix ANDs of a "front" stretch
+ * [j, mid] computed at once (r->wfront) and a running AND of (mid, hi],
+ * so each bucket's words are ANDed about twice per walk instead of once
+ * per window that holds it (with fine buckets a window of hours holds
+ * dozens).
+ */
+struct lwin {
+	const struct rtl_lvq *lq;
+	uint32_t b, mid, hi;
+	bool fresh;		/* nothing computed yet */
+	uint64_t back;		/* AND over (mid, hi] */
+};
+
+static void lwin_init(struct lwin *w, const struct rtl_lvq *lq, uint32_t b)
+{
+	w->lq = lq;
+	w->b = b;
+	w->fresh = true;
+}
+
+/* AND of the request's level words of block w->b over buckets [j, e]
+ * (j >= every earlier j, e >= every earlier e, e >= j). */
+static uint64_t lwin_get(const struct fw_rtl *r, struct lwin *w, uint32_t j,
+			 uint32_t e)
+{
+	if (w->fresh || j > w->mid) {
+		uint64_t acc = ~(uint64_t)0;
+
+		for (uint32_t i = e + 1; i-- > j;) {
+			acc &= fw_rtl_lev_word(r, w->lq, i, w->b);
+			r->wfront[i] = acc;
+		}
+		w->mid = w->hi = e;
+		w->back = ~(uint64_t)0;
+		w->fresh = false;
+	}
+	while (w->hi < e)
+		w->back &= fw_rtl_lev_word(r, w->lq, ++w->hi, w->b);
+	return r->wfront[j] & w->back;
+}
+
+/*
+ * The nodes of *rest (block w->b) to look at from bucket j on: those that
  * may start a window in bucket j (in the level sets of every bucket up to
  * r->jend[j], which a window starting anywhere in j touches: a short hole
  * in a busy node passes the bucket's own maxima but not this) and whose
  * largest free amounts in j hold req.  They leave *rest, and so do nodes
  * whose capacity never holds req; the others wait for a later bucket.
  */
-static uint64_t fit_from(const struct fw_rtl *r, const struct rtl_lvq *lq,
-			 const int64_t *req, uint64_t *rest, uint32_t b,
-			 uint32_t j)
+static uint64_t fit_from(const struct fw_rtl *r, struct lwin *w,
+			 const int64_t *req, uint64_t *rest, uint32_t j)
 {
 	uint64_t got = 0;
+	uint32_t b = w->b;
 
-	for (uint64_t m = in_levels(r, lq, *rest, b, j, r->jend[j]); m;
+	if (!*rest)
+		return 0;
+	for (uint64_t m = *rest & lwin_get(r, w, j, r->jend[j]); m;
 	     m &= m - 1) {
 		uint32_t i = b * 64 + fw_ctz64(m);
 
@@ -333,11 +379,13 @@ static void open_block(struct sweep *sw, uint32_t b, int32_t t, uint32_t j)
 {
 	struct fw_rtl *r = sw->r;
 	uint64_t rest = fw_rtl_block_word(r, sw->q->cand, b);
+	struct lwin w;
 
+	lwin_init(&w, sw->lq, b);
 	for (uint32_t jj = j; rest && jj < r->nbk; jj++) {
 		if (jj > j && r->benv[0].t[jj] > sw->hi)
 			return;
-		for (uint64_t m = fit_from(r, sw->lq, sw->q->req, &rest, b, jj);
+		for (uint64_t m = fit_from(r, &w, sw->q->req, &rest, jj);
 		     m; m &= m - 1) {
 			uint32_t i = b * 64 + fw_ctz64(m);
 
@@ -452,6 +500,9 @@ static void block_earliest(struct fw_rtl *r, struct fw_rtl_query *q,
 {
 	uint64_t rest = fw_rtl_block_word(r, q->cand, b);
 	uint32_t j0 = fw_rtl_bucket_of(r, t);
+	struct lwin w;
+
+	lwin_init(&w, lq, b);
 
 	for (uint32_t j = j0; rest && j < r->nbk; j++) {
 		int32_t s = j == j0 ? t : r->benv[0].t[j];
@@ -459,7 +510,7 @@ static void block_earliest(struct fw_rtl *r, struct fw_rtl_query *q,
 
 		if (s > (*best < hi ? *best : hi))
 			return;
-		for (m = fit_from(r, lq, q->req, &rest, b, j); m; m &= m - 1) {
+		for (m = fit_from(r, &w, q->req, &rest, j); m; m &= m - 1) {
 			uint32_t i = b * 64 + fw_ctz64(m);
 			int32_t f;
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fw_rtl.h"
+#include "fw_rtl_int.h"
 
 /* Resource indices of the hand-worked cases. */
 enum { CPU, MEM, A100, V100, SHARD, TMPDISK, NRES };
@@ -603,6 +604,75 @@ static void prop_take(struct fw_rtl *r, struct oracle *o, struct span *sp,
 		sp[(*nsp)++] = s;
 }
 
+/* Take up to amt over [a, b): at every slot what is free of it.  Such a
+ * take cannot be given back exactly, so the recorded spans are dropped. */
+static void prop_take_upto(struct fw_rtl *r, struct oracle *o,
+			   uint32_t *nsp)
+{
+	int32_t a = rnd(o->W + 5) - 2, b = rnd_end(o, a), lo, hi;
+	uint32_t i = (uint32_t)rnd((int32_t)o->nn);
+	int64_t amt[PK];
+
+	rnd_amt(amt, 4);
+	ck_assert_int_eq(fw_rtl_take_upto(r, i, a, b, amt), 0);
+	if (!o_range(o, a, b, &lo, &hi))
+		return;
+	for (int32_t t = lo; t <= hi; t++)
+		for (int k = 0; k < PK; k++)
+			o->f[i][t][k] -= amt[k] < o->f[i][t][k] ?
+					 amt[k] : o->f[i][t][k];
+	*nsp = 0;
+}
+
+/*
+ * The search's filters are exact: per node and bucket the largest free
+ * amounts during the bucket (a value too high is never seen by a search,
+ * only makes it slower; too low would lose starts), the level sets that
+ * follow them, and per block the largest of its nodes' and how many have
+ * it.
+ */
+static void check_buckets(const struct fw_rtl *r, const struct oracle *o)
+{
+	bool lev_ok = true;
+
+	for (uint32_t j = 0; j < r->nbk; j++) {
+		int32_t t0 = r->benv[0].t[j];
+		int32_t t1 = j + 1 < r->nbk ? r->benv[0].t[j + 1] - 1 : o->W;
+
+		for (uint32_t i = 0; i < o->nn; i++)
+			for (int k = 0; k < PK; k++) {
+				int64_t m = 0, v = fw_rtl_nmax(r, i, j)[k];
+
+				for (int32_t t = t0; t <= t1 && t <= o->W; t++)
+					if (o->f[i][t][k] > m)
+						m = o->f[i][t][k];
+				if (v != m)
+					ck_abort_msg("node %u bucket %u res %d: max %lld, want %lld",
+						     i, j, k, (long long)v, (long long)m);
+				for (uint32_t l = 0; l < RTL_NLEV; l++)
+					lev_ok &= !!(fw_rtl_lev(r, j, (uint32_t)k, l)[i / 64] >>
+						     (i % 64) & 1) == (l < fw_rtl_nlev(m));
+			}
+		for (uint32_t b = 0; b < r->nblocks; b++)
+			for (int k = 0; k < PK; k++) {
+				int64_t m = 0;
+				uint32_t cnt = 0;
+
+				for (uint32_t i = b * 64; i < o->nn && i < b * 64 + 64; i++) {
+					int64_t v = fw_rtl_nmax(r, i, j)[k];
+
+					cnt = v > m ? 1 : cnt + (v == m);
+					m = v > m ? v : m;
+				}
+				if (r->benv[b].v[(size_t)j * PK + (size_t)k] != m ||
+				    r->bcnt[((size_t)b * r->nbk + j) * PK + (size_t)k] != cnt)
+					ck_abort_msg("block %u bucket %u res %d: envelope or count",
+						     b, j, k);
+			}
+	}
+	ck_assert_msg(lev_ok, "level sets differ from the bucket maxima");
+}
+
 static void prop_give(struct fw_rtl *r, struct oracle *o, struct span *sp,
 		      uint32_t *nsp)
 {
@@ -724,8 +794,10 @@ static void prop_world(uint64_t seed, bool big)
 	for (int step = 0; step < 300; step++) {
 		int op = rnd(20);
 
-		if (op < 9)
+		if (op < 8)
 			prop_take(r, &o, sp, &nsp);
+		else if (op < 9)
+			prop_take_upto(r, &o, &nsp);
 		else if (op < 12)
 			prop_give(r, &o, sp, &nsp);
 		else if (op < 13)
@@ -734,8 +806,11 @@ static void prop_world(uint64_t seed, bool big)
 			prop_search(r, &o, cand);
 		if (step % 25 == 0)
 			check_all_slots(r, &o);
+		if (step % 100 == 0)
+			check_buckets(r, &o);
 	}
 	check_all_slots(r, &o);
+	check_buckets(r, &o);
 	fw_bitset_free(cand);
 	fw_rtl_free(r);
 }
