@@ -48,6 +48,20 @@ void fw_share_node_capacity(const struct fw_cluster *cl, uint32_t i,
 		cap[FW_SHR_GRES0 + g] = n->gres ? (int64_t)n->gres[g] : 0;
 }
 
+/*
+ * A plan with more bookings after slot 0 than DEEP times its nodes (a
+ * couple of planned jobs ahead on every node, as conservative backfill of
+ * a long queue makes) is deep: its timelines get finer buckets
+ * (fw_rtl_refine), which cost more per booking but let far fewer nodes
+ * through the search filters; past DEEPER times, finer again.  Measured
+ * on bench_plan shared (doc/perf-plan.md, "Finer buckets for deep
+ * plans"): at 10,000 nodes the 30,000-job queue, with 21,339 such
+ * bookings, is about the break-even of the first step; shorter queues
+ * and EASY never get there.
+ */
+#define DEEP 2
+#define DEEPER 6
+
 struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
 {
 	struct fw_share *s = fw_xcalloc(1, sizeof(*s));
@@ -55,6 +69,8 @@ struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
 	s->cl = cl;
 	s->K = FW_SHR_GRES0 + cl->ngres;
 	s->wslots = wslots;
+	s->deep_at = (uint32_t)((uint64_t)DEEP * cl->nnodes < UINT32_MAX ?
+				(uint64_t)DEEP * cl->nnodes : UINT32_MAX);
 	s->req = fw_xcalloc(s->K, sizeof(int64_t));
 	s->amt = fw_xcalloc(s->K, sizeof(int64_t));
 	s->fmin = fw_xcalloc(s->K, sizeof(int64_t));
@@ -244,12 +260,41 @@ static void log_booking(struct fw_share *s, uint32_t node, int32_t a,
 	s->head[node] = (int32_t)s->nbook++;
 }
 
+
+static uint32_t per_node(const struct fw_share *s, uint32_t n)
+{
+	uint64_t x = (uint64_t)n * s->cl->nnodes;
+
+	return x < UINT32_MAX ? (uint32_t)x : UINT32_MAX;
+}
+
+static void deepen(struct fw_share *s)
+{
+	s->deep++;
+	s->deep_at = s->deep < 2 ? per_node(s, DEEPER) : UINT32_MAX;
+	if (s->rtl)
+		fw_rtl_refine(s->rtl);
+	for (uint32_t v = 0; v < s->nviews; v++)
+		fw_rtl_refine(s->views[v].rtl);
+}
+
+static struct fw_rtl *new_timeline(const struct fw_share *s)
+{
+	struct fw_rtl *r = fw_rtl_new(s->cl->nnodes, s->K, s->wslots);
+
+	for (uint32_t k = 0; k < s->deep; k++)
+		fw_rtl_refine(r);
+	return r;
+}
+
 /* A booking on the main timeline and on every view that has the node. */
 static void book(struct fw_share *s, uint32_t node, int32_t a, int32_t b,
 		 const int64_t *amt, bool whole, struct fw_share_owner o)
 {
 	if (node >= s->cl->nnodes || b <= a)
 		return;
+	if (a > 0 && ++s->nlater >= s->deep_at)
+		deepen(s);
 	log_booking(s, node, a, b, amt, whole, o);
 	if (s->rtl)
 		book_on(s, s->rtl, node, a, b, amt, whole);
@@ -322,7 +367,7 @@ void fw_share_use_view(struct fw_share *s, int32_t resv,
 		       const struct fw_bitset *nodes)
 {
 	if (!s->rtl) {
-		s->rtl = fw_rtl_new(s->cl->nnodes, s->K, s->wslots);
+		s->rtl = new_timeline(s);
 		replay(s, s->rtl, -1, NULL);
 	}
 	s->cur = s->rtl;
@@ -336,8 +381,7 @@ void fw_share_use_view(struct fw_share *s, int32_t resv,
 	s->views = fw_xrealloc(s->views, (s->nviews + 1) * sizeof(*s->views));
 	s->views[s->nviews].resv = resv;
 	s->views[s->nviews].nodes = fw_bitset_dup(nodes);
-	s->views[s->nviews].rtl = replay(s, fw_rtl_new(s->cl->nnodes, s->K,
-						       s->wslots), resv, nodes);
+	s->views[s->nviews].rtl = replay(s, new_timeline(s), resv, nodes);
 	s->cur = s->views[s->nviews++].rtl;
 }
 

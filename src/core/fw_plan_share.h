@@ -53,6 +53,9 @@ struct fw_share {
 	struct shr_book *book;
 	int64_t *book_amt;	/* capbook * K: each booking's amounts */
 	uint32_t nbook, capbook;
+	uint32_t nlater;	/* bookings that begin after slot 0 */
+	uint32_t deep;		/* times the timelines were refined */
+	uint32_t deep_at;	/* nlater that refines them again */
 	int32_t *head;		/* nnodes: newest booking, -1 */
 	struct fw_plan_holder hold[FW_PLAN_MAX_HOLDERS];
 	/* Earlier answers of this plan (fw_share_known). */

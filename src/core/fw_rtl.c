@@ -156,23 +156,27 @@ static void list_max(const struct rtl_list *l, uint32_t K, int32_t a,
  * so the envelope is exact for "now" (the planner's most common start)
  * and 25 % coarse later: about 8 + ln(W / 8) / ln(1.25) buckets, 33
  * (and forever) for a day of minutes instead of 1,441 slots per node.
- * An eighth (56 buckets a day) halves the time of a 100,000-job
- * conservative plan, whose long buckets far out let most nodes through
- * to a list walk, but costs 20-30 % more on shorter queues and EASY: a
- * booking touches twice the buckets (doc/perf-plan.md, "Finer buckets").
+ * A deep plan is refined to buckets an eighth, then a sixteenth, of their
+ * start long (fw_rtl_refine: 56, then 99 a day): its long buckets far
+ * out let most nodes through to a list walk, but every booking touches
+ * twice the buckets, which would cost shorter queues 20-30 % if they
+ * had them from the start (doc/perf-plan.md, "Finer buckets for deep
+ * plans").
  */
-static int32_t bucket_next(int32_t t)
+static int32_t bucket_next(const struct fw_rtl *r, int32_t t)
 {
-	return t + (t / 4 > 1 ? t / 4 : 1);
+	return t + (t / (int32_t)r->bdiv > 1 ? t / (int32_t)r->bdiv : 1);
 }
 
 static void buckets_init(struct fw_rtl *r)
 {
 	uint32_t n = 1;
 
-	for (int32_t t = 0; (t = bucket_next(t)) < r->W;)
+	for (int32_t t = 0; (t = bucket_next(r, t)) < r->W;)
 		n++;
 	r->nbk = n + 1;		/* the window's buckets, then forever */
+	r->jend = fw_xmalloc(r->nbk * sizeof(*r->jend));
+	r->wfront = fw_xmalloc(r->nbk * sizeof(*r->wfront));
 	r->nmax = fw_xcalloc((size_t)r->nnodes * r->nbk * r->K,
 			     sizeof(*r->nmax));
 	r->LK = r->K < RTL_LEVK ? r->K : RTL_LEVK;
@@ -195,7 +199,7 @@ static void buckets_init(struct fw_rtl *r)
 		e->m = e->cap = r->nbk;
 		e->t = fw_xmalloc(r->nbk * sizeof(*e->t));
 		e->v = fw_xcalloc((size_t)r->nbk * r->K, sizeof(*e->v));
-		for (uint32_t j = 0; j + 1 < r->nbk; j++, t = bucket_next(t))
+		for (uint32_t j = 0; j + 1 < r->nbk; j++, t = bucket_next(r, t))
 			e->t[j] = t;
 		e->t[r->nbk - 1] = r->W;
 	}
@@ -324,6 +328,20 @@ static void buckets_refresh(struct fw_rtl *r, uint32_t node, int32_t a,
 /* Object                                                              */
 /* ------------------------------------------------------------------ */
 
+/* The per-bucket tables (not the lists, capacities or search scratch
+ * that does not depend on the buckets). */
+static void buckets_free(struct fw_rtl *r)
+{
+	for (uint32_t b = 0; b < r->nblocks; b++)
+		list_free(&r->benv[b]);
+	free(r->benv);
+	free(r->bcnt);
+	free(r->nmax);
+	free(r->lev);
+	free(r->jend);
+	free(r->wfront);
+}
+
 struct fw_rtl *fw_rtl_new(uint32_t nnodes, uint32_t nres, int32_t wslots)
 {
 	struct fw_rtl *r;
@@ -336,6 +354,7 @@ struct fw_rtl *fw_rtl_new(uint32_t nnodes, uint32_t nres, int32_t wslots)
 	r->nnodes = nnodes;
 	r->K = nres;
 	r->W = wslots;
+	r->bdiv = 4;
 	r->nblocks = (uint32_t)FW_BITSET_WORDS(nnodes);
 	r->node = fw_xcalloc(nnodes, sizeof(*r->node));
 	for (uint32_t i = 0; i < nnodes; i++)
@@ -346,8 +365,7 @@ struct fw_rtl *fw_rtl_new(uint32_t nnodes, uint32_t nres, int32_t wslots)
 	r->ev = fw_xmalloc(((size_t)nnodes + r->nblocks) * sizeof(*r->ev));
 	r->open = fw_xcalloc(r->nblocks, sizeof(*r->open));
 	r->gend = fw_xmalloc(nnodes * sizeof(*r->gend));
-	r->jend = fw_xmalloc(r->nbk * sizeof(*r->jend));
-	r->wfront = fw_xmalloc(r->nbk * sizeof(*r->wfront));
+
 	fw_rtl_hints_init(r);
 	return r;
 }
@@ -358,22 +376,31 @@ void fw_rtl_free(struct fw_rtl *r)
 		return;
 	for (uint32_t i = 0; i < r->nnodes; i++)
 		list_free(&r->node[i]);
-	for (uint32_t b = 0; b < r->nblocks; b++)
-		list_free(&r->benv[b]);
+	buckets_free(r);
 	free(r->node);
-	free(r->benv);
-	free(r->bcnt);
-	free(r->nmax);
-	free(r->lev);
 	free(r->cap);
 	free(r->bmax);
 	free(r->ev);
 	free(r->open);
 	free(r->gend);
-	free(r->jend);
-	free(r->wfront);
 	fw_rtl_hints_free(r);
 	free(r);
+}
+
+void fw_rtl_refine(struct fw_rtl *r)
+{
+	if (r->bdiv >= RTL_MAXDIV)
+		return;
+	buckets_free(r);
+	r->bdiv *= 2;
+	buckets_init(r);
+	for (uint32_t i = 0; i < r->nnodes; i++)
+		buckets_refresh(r, i, 0, FW_RTL_INF, NULL, 0);
+}
+
+uint32_t fw_rtl_refined(const struct fw_rtl *r)
+{
+	return r->bdiv / 8;
 }
 
 uint32_t fw_rtl_nnodes(const struct fw_rtl *r)

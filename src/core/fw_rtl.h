@@ -53,6 +53,18 @@ struct fw_rtl;
 #define FW_RTL_MAXRES 64
 struct fw_rtl *fw_rtl_new(uint32_t nnodes, uint32_t nres, int32_t wslots);
 void fw_rtl_free(struct fw_rtl *r);
+/*
+ * Recut the search's time buckets to half their length (a quarter of
+ * their start, then an eighth, at most a sixteenth), for a plan that has
+ * become deep (many bookings after slot 0 on every node): the node
+ * filters then pass far fewer nodes to list walks, at about twice the
+ * upkeep per take or give.  The free amounts, every answer and every
+ * later change are the same; only speed and memory differ.  O(nodes x
+ * buckets).  Past the finest cut it does nothing.  fw_rtl_refined: how
+ * often it was cut (0, 1, 2).
+ */
+void fw_rtl_refine(struct fw_rtl *r);
+uint32_t fw_rtl_refined(const struct fw_rtl *r);
 
 uint32_t fw_rtl_nnodes(const struct fw_rtl *r);
 uint32_t fw_rtl_nres(const struct fw_rtl *r);

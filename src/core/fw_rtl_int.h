@@ -38,6 +38,9 @@ struct fw_rtl {
 	int32_t W;
 	struct rtl_list *node;	/* nnodes lists */
 	uint32_t nbk;		/* buckets, the last one [W, forever) */
+	uint32_t bdiv;		/* a bucket is at most 1/bdiv of its start
+				   long: 4, doubled by each fw_rtl_refine
+				   up to RTL_MAXDIV */
 	int64_t *nmax;		/* nbk * nnodes * K: max free per bucket,
 				   bucket-major (fw_rtl_nmax): a bucket's
 				   nodes are contiguous for the block
@@ -117,6 +120,7 @@ static inline int64_t *fw_rtl_nmax(const struct fw_rtl *r, uint32_t node,
  * envelope mixes one node's CPUs with another's memory, the level sets
  * do not.  Kept up to date with nmax (buckets_refresh).
  */
+#define RTL_MAXDIV 16
 #define RTL_NLEV 24
 #define RTL_LEVK 8
 
