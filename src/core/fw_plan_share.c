@@ -49,18 +49,28 @@ void fw_share_node_capacity(const struct fw_cluster *cl, uint32_t i,
 }
 
 /*
- * A plan with more bookings after slot 0 than DEEP times its nodes (a
+ * A plan with more bookings after slot 0 than twice its nodes (a
  * couple of planned jobs ahead on every node, as conservative backfill of
  * a long queue makes) is deep: its timelines get finer buckets
  * (fw_rtl_refine), which cost more per booking but let far fewer nodes
- * through the search filters; past DEEPER times, finer again.  Measured
+ * through the search filters; past six times, finer again.  Measured
  * on bench_plan shared (doc/perf-plan.md, "Finer buckets for deep
  * plans"): at 10,000 nodes the 30,000-job queue, with 21,339 such
  * bookings, is about the break-even of the first step; shorter queues
  * and EASY never get there.
  */
-#define DEEP 2
-#define DEEPER 6
+static const uint32_t deep_per_node[] = { 2, 6 };
+
+/* The count of later bookings at which the timelines are refined next. */
+static uint32_t next_deep_at(const struct fw_share *s)
+{
+	uint64_t x;
+
+	if (s->deep >= sizeof(deep_per_node) / sizeof(deep_per_node[0]))
+		return UINT32_MAX;
+	x = (uint64_t)deep_per_node[s->deep] * s->cl->nnodes;
+	return x < UINT32_MAX ? (uint32_t)x : UINT32_MAX;
+}
 
 struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
 {
@@ -69,8 +79,7 @@ struct fw_share *fw_share_new(const struct fw_cluster *cl, int32_t wslots)
 	s->cl = cl;
 	s->K = FW_SHR_GRES0 + cl->ngres;
 	s->wslots = wslots;
-	s->deep_at = (uint32_t)((uint64_t)DEEP * cl->nnodes < UINT32_MAX ?
-				(uint64_t)DEEP * cl->nnodes : UINT32_MAX);
+	s->deep_at = next_deep_at(s);
 	s->req = fw_xcalloc(s->K, sizeof(int64_t));
 	s->amt = fw_xcalloc(s->K, sizeof(int64_t));
 	s->fmin = fw_xcalloc(s->K, sizeof(int64_t));
@@ -260,18 +269,10 @@ static void log_booking(struct fw_share *s, uint32_t node, int32_t a,
 	s->head[node] = (int32_t)s->nbook++;
 }
 
-
-static uint32_t per_node(const struct fw_share *s, uint32_t n)
-{
-	uint64_t x = (uint64_t)n * s->cl->nnodes;
-
-	return x < UINT32_MAX ? (uint32_t)x : UINT32_MAX;
-}
-
 static void deepen(struct fw_share *s)
 {
 	s->deep++;
-	s->deep_at = s->deep < 2 ? per_node(s, DEEPER) : UINT32_MAX;
+	s->deep_at = next_deep_at(s);
 	if (s->rtl)
 		fw_rtl_refine(s->rtl);
 	for (uint32_t v = 0; v < s->nviews; v++)

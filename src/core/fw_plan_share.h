@@ -55,7 +55,8 @@ struct fw_share {
 	uint32_t nbook, capbook;
 	uint32_t nlater;	/* bookings that begin after slot 0 */
 	uint32_t deep;		/* times the timelines were refined */
-	uint32_t deep_at;	/* nlater that refines them again */
+	uint32_t deep_at;	/* nlater that refines them again
+				   (next_deep_at) */
 	int32_t *head;		/* nnodes: newest booking, -1 */
 	struct fw_plan_holder hold[FW_PLAN_MAX_HOLDERS];
 	/* Earlier answers of this plan (fw_share_known). */

@@ -365,7 +365,6 @@ struct fw_rtl *fw_rtl_new(uint32_t nnodes, uint32_t nres, int32_t wslots)
 	r->ev = fw_xmalloc(((size_t)nnodes + r->nblocks) * sizeof(*r->ev));
 	r->open = fw_xcalloc(r->nblocks, sizeof(*r->open));
 	r->gend = fw_xmalloc(nnodes * sizeof(*r->gend));
-
 	fw_rtl_hints_init(r);
 	return r;
 }

@@ -9,8 +9,9 @@
  * a list is the number of times its free amounts really change.
  *
  * Every node has one list.  For the search, time is also cut into buckets
- * (exact near slot 0, then each at most 25 % of its start long; see
- * buckets_init) plus the forever bucket [W, forever), and the
+ * (exact near slot 0, then each at most 25 % of its start long, half
+ * or a quarter of that once fw_rtl_refine cut them; see bucket_next)
+ * plus the forever bucket [W, forever), and the
  * timeline keeps per node and bucket the largest free amounts during the
  * bucket (nmax), and per block of 64 nodes (the nodes of one fw_bitset
  * word) the largest of those over the block: the block envelope benv, an
