@@ -458,7 +458,11 @@ int fw_plan_decide(struct fw_plan *p, const struct fw_plan_job *j,
 	if (validate_job(p, j, err))
 		return -1;
 	job_key(p->cl, j, &k);
-	if (p->last.valid && key_cmp(&p->last, &k) > 0) {
+	if (j->late && p->last.valid && key_cmp(&p->last, &k) > 0) {
+		/* joins late: decided now, with what the jobs after it in
+		   queue order left; the order goes on from theirs */
+		k = p->last;
+	} else if (p->last.valid && key_cmp(&p->last, &k) > 0) {
 		char id[24];
 
 		snprintf(id, sizeof(id), "%u", j->id);

@@ -172,6 +172,11 @@ struct fw_plan_job {
 				   one of the oldest jobs (fw_plan_heads_next):
 				   sorts first, by age, and only heads are
 				   protected */
+	bool late;		/* joined the pass after it began (a victim
+				   of a preemption the pass made, requeued:
+				   fw_plan_late): may be offered after jobs
+				   that come after it in queue order, and is
+				   decided with what they left */
 	/* Preemption classes this job may preempt (fw_preempt_run.cls):
 	 * the QOS ids of its QOS's Preempt= list (preempt/qos), or the
 	 * partitions of lower PriorityTier (preempt/partition_prio).
@@ -500,10 +505,41 @@ bool fw_plan_heads_taken(const struct fw_plan_heads *h, size_t i);
 void fw_plan_heads_free(struct fw_plan_heads *h);
 
 /*
+ * Jobs that join a pass after it began.  A backfill pass that preempts
+ * running jobs with PreemptMode=REQUEUE makes them pending again: gone at
+ * their release (now, or the end of their GraceTime), eligible a
+ * credential lifetime plus one second later (Slurm's requeue hold).  The
+ * adapter describes each such victim as a pending job (`late` set,
+ * eligible and submit as the requeue will set them, its priority as
+ * slurmctld holds it now) and adds it here; before each job of the pass's
+ * own order it asks fw_plan_late_next() whether a late job comes first in
+ * queue order (fw_plan_job_cmp), and offers that one instead.  A late job
+ * that sorts before jobs already decided comes at once: it takes what
+ * they left, as if it had been submitted then.  So the victim is planned
+ * in the pass that preempted it, and the rest of the pass respects its
+ * reservation if it is protected.
+ *
+ * fw_plan_late_add() keeps the pointer: `j` must stay valid until it is
+ * taken.  fw_plan_late_next(l, next, &tag): `next` is the pass's next job
+ * (NULL at the end of its order); true, with the tag given to _add, if
+ * the first late job goes before it (it is then removed).  All functions
+ * accept NULL for l (no late job).
+ */
+struct fw_plan_late;
+struct fw_plan_late *fw_plan_late_new(const struct fw_cluster *cl);
+void fw_plan_late_add(struct fw_plan_late *l, const struct fw_plan_job *j,
+		      size_t tag);
+bool fw_plan_late_next(struct fw_plan_late *l, const struct fw_plan_job *next,
+		       size_t *tag);
+size_t fw_plan_late_count(const struct fw_plan_late *l);
+void fw_plan_late_free(struct fw_plan_late *l);
+
+/*
  * Decide one job.  Jobs must come in fw_plan_job_cmp order (checked), so a
  * plan serves one pass: build a new plan (cheap) for each pass.
  * After START_NOW the next call must be fw_plan_started() or
  * fw_plan_start_failed(), and `job` must stay valid until then.
+ * A job with `late` set (fw_plan_late) may come out of that order.
  * Returns 0, or -1 with err set for invalid input (bad index, wrong
  * bitset size, out of order, outcome missing).
  */

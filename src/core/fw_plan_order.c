@@ -1,5 +1,7 @@
 /*
- * fw_plan_order.c - names of kinds and reasons, and Slurm's queue order.
+ * fw_plan_order.c - names of kinds and reasons, and Slurm's queue order:
+ * the sort, the oldest-first heads of ReservationOrder=submit, and the
+ * jobs that join a pass late (requeued victims of its preemptions).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fw_plan_int.h"
@@ -205,6 +207,81 @@ void fw_plan_heads_free(struct fw_plan_heads *h)
 	free(h->waiting);
 	free(h);
 }
+
+/* ------------------------------------------------------------------ */
+/* Jobs that join a pass late (requeued victims)                       */
+/* ------------------------------------------------------------------ */
+
+/* A pass preempts few jobs: a short array kept in queue order. */
+struct fw_plan_late {
+	const struct fw_cluster *cl;
+	const struct fw_plan_job **job;
+	size_t *tag;
+	size_t n, cap;
+};
+
+struct fw_plan_late *fw_plan_late_new(const struct fw_cluster *cl)
+{
+	struct fw_plan_late *l = fw_xcalloc(1, sizeof(*l));
+
+	l->cl = cl;
+	return l;
+}
+
+void fw_plan_late_add(struct fw_plan_late *l, const struct fw_plan_job *j,
+		      size_t tag)
+{
+	size_t at;
+
+	if (!l)
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->job = fw_xrealloc(l->job, l->cap * sizeof(*l->job));
+		l->tag = fw_xrealloc(l->tag, l->cap * sizeof(*l->tag));
+	}
+	/* after every job that goes before it or ties with it (ties keep
+	   the order they were added in) */
+	for (at = l->n; at > 0 && fw_plan_job_cmp(l->cl, l->job[at - 1], j) > 0;
+	     at--) {
+		l->job[at] = l->job[at - 1];
+		l->tag[at] = l->tag[at - 1];
+	}
+	l->job[at] = j;
+	l->tag[at] = tag;
+	l->n++;
+}
+
+bool fw_plan_late_next(struct fw_plan_late *l, const struct fw_plan_job *next,
+		       size_t *tag)
+{
+	if (!l || !l->n ||
+	    (next && fw_plan_job_cmp(l->cl, l->job[0], next) > 0))
+		return false;
+	*tag = l->tag[0];
+	l->n--;
+	memmove(l->job, l->job + 1, l->n * sizeof(*l->job));
+	memmove(l->tag, l->tag + 1, l->n * sizeof(*l->tag));
+	return true;
+}
+
+size_t fw_plan_late_count(const struct fw_plan_late *l)
+{
+	return l ? l->n : 0;
+}
+
+void fw_plan_late_free(struct fw_plan_late *l)
+{
+	if (!l)
+		return;
+	free(l->job);
+	free(l->tag);
+	free(l);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sorting                                                             */
+/* ------------------------------------------------------------------ */
 
 struct sort_item {
 	struct order_key k;

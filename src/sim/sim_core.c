@@ -91,6 +91,11 @@ struct sim_core {
 	void *preempt_ctx;
 	struct sim_rjob **pre_rj;
 	size_t npre_rj, pre_cap;
+	/* Victims a backfill pass requeues, planned again in it
+	   (fw_plan_late): at most one entry per preemptable job. */
+	struct fw_plan_job *late_pj;
+	struct sim_rjob **late_rj;
+	size_t nlate, late_cap;
 };
 
 static struct core_job *cj_of(const struct sim_rjob *j)
@@ -353,6 +358,8 @@ void sim_core_free(struct sim_core *k)
 	free(k->never_why);
 	sim_preempt_free(&k->pre);
 	free(k->pre_rj);
+	free(k->late_pj);
+	free(k->late_rj);
 	free(k);
 }
 
@@ -944,7 +951,18 @@ static void plan_fill(struct fw_plan_job *q, const struct sim_rjob *j)
 }
 
 /*
- * The plan's view of the pending jobs that may start now: k->order is
+ * A job requeued by a preemption waits for its hold (sim_core_requeue);
+ * backfill passes plan it from its eligible time on, as sched/fairway
+ * does (a main pass could not start it).
+ */
+static bool requeued_waiting(const struct sim_rjob *j)
+{
+	return j->out->preempted > 0 && j->state == SIM_R_PENDING;
+}
+
+/*
+ * The plan's view of the pending jobs that may start now (and, in
+ * backfill passes, the requeued ones waiting for their hold): k->order is
  * sorted in queue order, or (heap) a heap to take them from with q_take;
  * then only the ordering fields are set, and the caller completes a job
  * with plan_fill when it takes it (a main pass takes few of them).
@@ -958,7 +976,8 @@ static size_t plan_queue(struct sim_core *k, fw_time_t now,
 	for (size_t i = 0; i < np; i++) {
 		struct sim_rjob *j = pending[i];
 
-		if (j->eligible > now || cj_of(j)->part_down)
+		if ((j->eligible > now && (heap || !requeued_waiting(j))) ||
+		    cj_of(j)->part_down)
 			continue;
 		if (heap)
 			plan_key(&k->planj[n], j);
@@ -1028,6 +1047,55 @@ static void preempt_victims(struct sim_core *k,
 	}
 }
 
+/*
+ * Backfill passes: the victims of d that are requeued (PreemptMode=
+ * REQUEUE) are pending again from their release plus the requeue hold;
+ * they join the pass (fw_plan_late) with the priority they have then
+ * (recomputed at the requeue when it is at once, else the one they ran
+ * with).  Call after preempt_victims().
+ */
+static void late_victims(struct sim_core *k, struct fw_plan_late *late,
+			 const struct fw_plan_decision *d)
+{
+	for (uint32_t v = 0; late && v < d->nvictims; v++) {
+		struct sim_rjob *x = pre_find(k, d->victims[v]);
+		struct fw_plan_job *q;
+
+		/* a victim cancelled at once is unbound already */
+		if (!x || !x->core ||
+		    cj_of(x)->pre.mode != SIM_PMODE_REQUEUE ||
+		    k->nlate == k->late_cap)
+			continue;
+		q = &k->late_pj[k->nlate];
+		plan_fill(q, x);
+		if (x->state == SIM_R_RUNNING) {	/* in its GraceTime */
+			q->submit = x->preempt_end;
+			q->eligible = x->preempt_end + SIM_REQUEUE_HOLD;
+		}
+		q->late = true;
+		k->late_rj[k->nlate] = x;
+		fw_plan_late_add(late, q, k->nlate++);
+	}
+}
+
+/* Room for every preemptable job of the plan among the late jobs, and
+ * for their decisions in the per-decision arrays. */
+static struct fw_plan_late *late_new(struct sim_core *k, size_t n)
+{
+	if (!k->npre_rj)
+		return NULL;
+	grow_scratch(k, n + k->npre_rj);
+	if (k->npre_rj > k->late_cap) {
+		k->late_cap = k->npre_rj;
+		k->late_pj = fw_xrealloc(k->late_pj,
+					 k->late_cap * sizeof(*k->late_pj));
+		k->late_rj = fw_xrealloc(k->late_rj,
+					 k->late_cap * sizeof(*k->late_rj));
+	}
+	k->nlate = 0;
+	return fw_plan_late_new(k->cl);
+}
+
 /* The core decided START_NOW: allocate, tell the plan, then the engine. */
 static int start_job(struct sim_core *k, struct fw_plan *p, struct sim_rjob *j,
 		     const struct fw_plan_decision *d, sim_start_fn start,
@@ -1059,13 +1127,44 @@ static size_t next_job(struct sim_core *k, bool main, size_t qi, size_t *left)
 	return x;
 }
 
+/* One decision of a pass, and what follows from it. */
+static int decide_one(struct sim_core *k, struct fw_plan *p,
+		      struct fw_plan_job *q, struct sim_rjob *j,
+		      enum sim_pass pass, struct fw_plan_late *late,
+		      struct fw_plan_decision *d, size_t *decided,
+		      sim_start_fn start, void *ctx, struct fw_err *err)
+{
+	enum fw_plan_pass fp = pass != SIM_PASS_BACKFILL ? FW_PASS_MAIN
+							 : FW_PASS_BACKFILL;
+	int rc = fw_plan_decide(p, q, fp, d, err);
+
+	if (rc)
+		return rc;
+	if (d->seq < k->cap)
+		k->by_seq[d->seq] = j;
+	*decided = d->seq + 1 > *decided ? d->seq + 1 : *decided;
+	if (d->kind == FW_PLAN_NOT_RUNNABLE) {
+		never_add(k, j, fw_plan_reason_str(d->reason));
+	} else if (d->kind == FW_PLAN_START_NOW && q->late) {
+		/* not before its hold: never expected; keep the plan sane */
+		rc = fw_plan_start_failed(p, d, err);
+	} else if (d->kind == FW_PLAN_START_NOW) {
+		rc = start_job(k, p, j, d, start, ctx, err);
+		late_victims(k, late, d);
+	} else if (d->nvictims && !d->victims_later) {
+		preempt_victims(k, d);
+		late_victims(k, late, d);
+	}
+	return rc;
+}
+
 int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 		      struct sim_rjob **pending, size_t np,
 		      struct sim_rjob **running, size_t nr,
 		      sim_start_fn start, void *ctx, struct fw_err *err)
 {
 	bool main = pass != SIM_PASS_BACKFILL;
-	enum fw_plan_pass fp = main ? FW_PASS_MAIN : FW_PASS_BACKFILL;
+	struct fw_plan_late *late = NULL;
 	struct fw_plan_heads *h;
 	struct fw_plan *p;
 	size_t n, left, decided = 0;
@@ -1078,17 +1177,27 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 	p = plan_with_running(k, now, running, nr, err);
 	if (!p)
 		return -1;
+	/* Victims this pass requeues are planned again in it. */
+	if (!main)
+		late = late_new(k, n);
 	/* ReservationOrder=submit: the oldest jobs first (fw_plan.h). */
 	h = fw_plan_heads_new(k->cl, k->plan, now, k->planj, n);
 	for (size_t qi = 0; !rc;) {
-		size_t x = fw_plan_heads_next(h);
+		size_t x = fw_plan_heads_next(h), t;
 		bool head = x != FW_PLAN_NO_HEAD;
+		struct fw_plan_job *q;
 		struct sim_rjob *j;
 		struct fw_plan_decision d;
 
 		if (head) {
 			if (main)
 				plan_fill(&k->planj[x], k->plan_rj[x]);
+		} else if (fw_plan_late_next(late, qi < n ? &k->planj[k->order[qi]]
+							   : NULL, &t)) {
+			rc = decide_one(k, p, &k->late_pj[t], k->late_rj[t],
+					pass, late, &d, &decided, start, ctx,
+					err);
+			continue;
 		} else {
 			if (qi >= n)
 				break;
@@ -1096,31 +1205,24 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 			if (fw_plan_heads_taken(h, x))
 				continue;
 		}
+		q = &k->planj[x];
 		j = k->plan_rj[x];
-		k->planj[x].head = head;
-		rc = fw_plan_decide(p, &k->planj[x], fp, &d, err);
+		q->head = head;
+		rc = decide_one(k, p, q, j, pass, late, &d, &decided, start,
+				ctx, err);
 		if (rc)
 			break;
-		if (d.seq < k->cap)
-			k->by_seq[d.seq] = j;
-		decided = d.seq + 1 > decided ? d.seq + 1 : decided;
-		if (d.kind == FW_PLAN_NOT_RUNNABLE)
-			never_add(k, j, fw_plan_reason_str(d.reason));
-		else if (d.kind == FW_PLAN_START_NOW)
-			rc = start_job(k, p, j, &d, start, ctx, err);
-		else if (d.nvictims && !d.victims_later)
-			preempt_victims(k, &d);
 		/* Back to its key in the heap (main passes). */
-		k->planj[x].head = false;
+		q->head = false;
 		fw_plan_heads_outcome(h, d.kind);
 		/* Main pass with every partition blocked: the rest of the
 		   queue would only be told "Priority" (under fifo a long
 		   queue made this most of the run). */
-		if (!rc && d.kind != FW_PLAN_START_NOW &&
+		if (d.kind != FW_PLAN_START_NOW &&
 		    d.kind != FW_PLAN_NOT_RUNNABLE && main &&
 		    fw_plan_main_all_blocked(p))
 			break;
-		if (!rc && d.kind == FW_PLAN_START_NOW && pass == SIM_PASS_SERIAL)
+		if (d.kind == FW_PLAN_START_NOW && pass == SIM_PASS_SERIAL)
 			break;
 	}
 	if (!rc) {
@@ -1128,6 +1230,7 @@ int sim_core_schedule(struct sim_core *k, fw_time_t now, enum sim_pass pass,
 		for (size_t s = 0; s < decided; s++)
 			k->by_seq[s]->bypass += k->bypass_inc[s];
 	}
+	fw_plan_late_free(late);
 	fw_plan_heads_free(h);
 	fw_plan_free(p);
 	return rc;

@@ -866,6 +866,146 @@ START_TEST(inexact_node_not_counted)
 }
 END_TEST
 
+/* ------------------------------------------------- late (requeued) */
+
+/* The victim of a preemption of the pass, requeued: pending again with
+ * its hold (eligible in 121 s), joining the pass (fw_plan_late). */
+static struct fw_plan_job requeued(uint32_t id, uint32_t prio, uint32_t cpus,
+				   int64_t secs)
+{
+	struct fw_plan_job j = pjob(id, prio, cpus, secs, NULL, 0);
+
+	j.submit = NOW;
+	j.eligible = NOW + 121;
+	j.late = true;
+	return j;
+}
+
+/*
+ * n1: scavenger 101 (8 CPUs, until +10 h); n2: plain job 201 (4 CPUs,
+ * until +30 min).  Owner 1 (8 CPUs, 1 h) preempts 101 and starts on n1
+ * (n2 has 4 CPUs free).  101, requeued with priority 500, joins the pass
+ * before job 3 (priority 100, 4 CPUs, 1 h): it needs 8 CPUs, n1 is the
+ * owner's until +1 h, n2 is free at +30 min: reserved on n2 at +30 min.
+ * Job 3 would fit on n2's 4 free CPUs now, but until +1 h: that delays
+ * 101, so it waits for n1 at +1 h.  Without the late job it starts now.
+ */
+static enum fw_plan_kind low_job_after_requeue(bool with_late,
+					       fw_time_t *start)
+{
+	struct vic a = { 101, 0, 8, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
+	struct fw_plan_job own = pjob(1, 900, 8, H, p_scav, 1);
+	struct fw_plan_job v = requeued(101, 500, 8, 2 * H);
+	struct fw_plan_job low = pjob(3, 100, 4, H, NULL, 0);
+	struct fw_plan_late *late;
+	struct fw_plan_decision d;
+	enum fw_plan_kind k;
+	struct world w;
+	size_t tag;
+
+	world_new(&w, 2);
+	add_vic(&w, &a);
+	add_plain(&w, 201, 1, 4, NOW + 30 * MIN);
+	late = fw_plan_late_new(w.cl);
+	ck_assert(!fw_plan_late_next(late, &own, &tag));
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_START_NOW);
+	ck_assert_int_eq(d.nvictims, 1);
+	ck_assert_int_eq(d.victims[0], 101);
+	ck_assert(fw_bitset_test(d.nodes, 0));
+	if (with_late)
+		fw_plan_late_add(late, &v, 7);
+	if (fw_plan_late_next(late, &low, &tag)) {
+		ck_assert_int_eq(tag, 7);
+		ck_assert_int_eq(decide(&w, &v, FW_PASS_BACKFILL, &d),
+				 FW_PLAN_RESERVED);
+		ck_assert_int_eq(d.start, NOW + 30 * MIN);
+		ck_assert(fw_bitset_test(d.nodes, 1));
+		ck_assert(d.is_protected);
+		ck_assert_int_eq(d.nvictims, 0);
+	}
+	ck_assert_int_eq(fw_plan_late_count(late), 0);
+	k = decide(&w, &low, FW_PASS_BACKFILL, &d);
+	*start = d.start;
+	fw_plan_late_free(late);
+	world_free(&w);
+	return k;
+}
+
+START_TEST(requeued_victim_planned_in_the_same_pass)
+{
+	fw_time_t start;
+
+	ck_assert_int_eq(low_job_after_requeue(true, &start),
+			 FW_PLAN_RESERVED);
+	ck_assert_int_eq(start, NOW + H);
+	ck_assert_int_eq(low_job_after_requeue(false, &start),
+			 FW_PLAN_START_NOW);
+	ck_assert_int_eq(start, NOW);
+}
+END_TEST
+
+/* A requeued victim whose priority is above its preemptor's comes right
+ * after it (out of queue order, with `late` only); the late queue gives
+ * its jobs in queue order, ties in the order they were added, and all of
+ * them at the end of the pass. */
+START_TEST(late_jobs_order)
+{
+	struct vic a = { 101, 0, 8, SCAV, 10, NOW - H, NOW + 10 * H, 0, 0 };
+	struct fw_plan_job own = pjob(1, 900, 8, H, p_scav, 1);
+	struct fw_plan_job v = requeued(101, 950, 8, H);
+	struct fw_plan_job x[4] = {
+		requeued(11, 300, 1, H), requeued(12, 700, 1, H),
+		requeued(13, 300, 1, H), requeued(14, 50, 1, H),
+	};
+	struct fw_plan_job next = pjob(5, 300, 1, H, NULL, 0);
+	struct fw_plan_late *late;
+	struct fw_plan_decision d;
+	struct fw_err e;
+	struct world w;
+	size_t tag;
+
+	world_new(&w, 1);
+	add_vic(&w, &a);
+	late = fw_plan_late_new(w.cl);
+	ck_assert_int_eq(decide(&w, &own, FW_PASS_BACKFILL, &d),
+			 FW_PLAN_START_NOW);
+	fw_plan_late_add(late, &v, 0);
+	ck_assert(fw_plan_late_next(late, &next, &tag));
+	ck_assert_int_eq(tag, 0);
+	ck_assert_int_eq(fw_plan_decide(w.p, &v, FW_PASS_BACKFILL, &d, &e), 0);
+	ck_assert_int_eq(d.kind, FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + H);
+	v.late = false;
+	ck_assert_int_eq(fw_plan_decide(w.p, &v, FW_PASS_BACKFILL, &d, &e), -1);
+	ck_assert_msg(strstr(e.msg, "out of queue order"), "%s", e.msg);
+	fw_plan_late_free(late);
+	world_free(&w);
+
+	late = fw_plan_late_new(w.cl = pc_cluster(1, 8));
+	for (size_t i = 0; i < 4; i++)
+		fw_plan_late_add(late, &x[i], i);
+	/* before job 5 (priority 300, submitted at 5): 12 (700), then 11
+	   and 13 (300, submitted at NOW, after job 5): not before it */
+	ck_assert(fw_plan_late_next(late, &next, &tag));
+	ck_assert_int_eq(tag, 1);
+	ck_assert(!fw_plan_late_next(late, &next, &tag));
+	ck_assert_int_eq(fw_plan_late_count(late), 3);
+	ck_assert(fw_plan_late_next(late, NULL, &tag));
+	ck_assert_int_eq(tag, 0);
+	ck_assert(fw_plan_late_next(late, NULL, &tag));
+	ck_assert_int_eq(tag, 2);
+	ck_assert(fw_plan_late_next(late, NULL, &tag));
+	ck_assert_int_eq(tag, 3);
+	ck_assert(!fw_plan_late_next(late, NULL, &tag));
+	ck_assert(!fw_plan_late_next(NULL, NULL, &tag));
+	fw_plan_late_add(NULL, &x[0], 0);
+	ck_assert_int_eq(fw_plan_late_count(NULL), 0);
+	fw_plan_late_free(late);
+	fw_cluster_free(w.cl);
+}
+END_TEST
+
 /* The batch pass keeps the victims and the explanation names them. */
 START_TEST(batch_result_and_explanation)
 {
@@ -1540,6 +1680,8 @@ Suite *plan_preempt_suite(void)
 	tcase_add_test(t, main_pass);
 	tcase_add_test(t, inexact_node_not_counted);
 	tcase_add_test(t, batch_result_and_explanation);
+	tcase_add_test(t, requeued_victim_planned_in_the_same_pass);
+	tcase_add_test(t, late_jobs_order);
 	tcase_add_test(t, bad_input);
 	tcase_add_test(t, conf_tokens);
 	suite_add_tcase(s, t);

@@ -931,6 +931,54 @@ START_TEST(preempt_grace_delays_the_start)
 END_TEST
 
 /*
+ * A victim is planned again in the backfill pass that preempts it.  A
+ * third partition, low (PriorityTier=0, not preemptable), and
+ * GraceTime=300 on scav, so that the preemption is a backfill pass's (a
+ * main pass does not preempt for a start after a grace time).  1 (scav,
+ * 4 CPUs, 10 h) runs on n1 from 0; 2 (owner, 2 CPUs, 1 h 30 min) on n2
+ * from 10 s to 1 h 30 min 10 s.  At 1 h come 5 (owner, 4 CPUs, 1 h) and
+ * 6 (low, 2 CPUs, 2 h).  The backfill pass reserves 5 on n1 at 1 h 5 min,
+ * signalling 1 (gone after its grace, 4 x 3900 CPU-s lost).  1, requeued
+ * then and held until 1 h 7 min 1 s, joins the pass before 6 (tier 1
+ * before tier 0): n1 is 5's until 2 h 5 min, n2 has its 4 CPUs from
+ * 1 h 30 min 10 s: reserved there.  6 would fit on n2's 2 free CPUs at
+ * once, but until 3 h: that delays 1, so 6 waits for n1 at 2 h 5 min.
+ * 1 starts again on n2 when 2 ends.  (Planned only from the next pass on,
+ * as before, 6 started at 1 h on n2, and 1 waited for n1 until 2 h 5 min.)
+ */
+START_TEST(preempt_victim_planned_in_the_same_pass)
+{
+	static const char conf[] =
+		"PreemptType=preempt/partition_prio\n"
+		"PreemptMode=REQUEUE\n"
+		"NodeName=n[1-2] CPUs=4 RealMemory=8000\n"
+		"PartitionName=scav Nodes=n[1-2] Default=YES MaxTime=1-0 "
+		"PriorityTier=1 GraceTime=300\n"
+		"PartitionName=owner Nodes=n[1-2] MaxTime=1-0 PriorityTier=10\n"
+		"PartitionName=low Nodes=n[1-2] MaxTime=1-0 PriorityTier=0 "
+		"PreemptMode=OFF\n";
+	static const char jobs[] =
+		"id,submit,partition,cpus,time_limit_s,run_time_s\n"
+		"1,1704067200,scav,4,43200,36000\n"
+		"2,1704067210,owner,2,5400,5400\n"
+		"5,1704070800,owner,4,3600,3600\n"
+		"6,1704070800,low,2,7200,7200\n";
+	struct run x;
+
+	run_or_abort(&x, conf, NULL, jobs);
+	ck_assert_int_eq(job(&x, 5)->start, T0 + H + 300);
+	ck_assert_uint_eq(job(&x, 5)->node[0], 0);
+	ck_assert_uint_eq(job(&x, 1)->preempted, 1);
+	ck_assert_double_eq_tol(job(&x, 1)->work_lost, 4.0 * 3900, 1e-9);
+	ck_assert_int_eq(job(&x, 1)->start, T0 + 5410);
+	ck_assert_uint_eq(job(&x, 1)->node[0], 1);
+	ck_assert_int_eq(job(&x, 6)->start, T0 + 2 * H + 300);
+	ck_assert_uint_eq(job(&x, 6)->node[0], 0);
+	run_free(&x);
+}
+END_TEST
+
+/*
  * PreemptExemptTime=00:10:00: two 4-CPU scavenger jobs, 1 at 0 (n1) and
  * 2 at 55 min (n2).  At 1 h the youngest (2) would be preempted, but it
  * is exempt until 1 h 5 min: 1 is preempted instead and 5 runs on n1.
@@ -1234,6 +1282,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, preempt_requeue_hold);
 	tcase_add_test(tc, preempt_linear_whole_nodes);
 	tcase_add_test(tc, preempt_grace_delays_the_start);
+	tcase_add_test(tc, preempt_victim_planned_in_the_same_pass);
 	tcase_add_test(tc, preempt_exempt_time_protects_young_jobs);
 	tcase_add_test(tc, preempt_qos_cancel_and_non_preempting_qos);
 	tcase_add_test(tc, preempt_config_errors);
