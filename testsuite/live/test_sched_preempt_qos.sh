@@ -30,7 +30,12 @@
 #     preempts exactly one; while it waits, squeue --start gives its start
 #     after the grace time (5-7 s after submission, the step is 1 s) and
 #     fairway explain lists the job it preempts (and of that job, for
-#     whom it is preempted); it starts no earlier than 5 s, and within
+#     whom it is preempted); the victim is planned again in the pass that
+#     preempts it (a log line; Slurm's backfill plans it only once it is
+#     pending and its requeue hold is over): a start 126-130 s ahead (5 s
+#     of grace, then slurmctld's hold of a credential lifetime, 120 s by
+#     default, plus 1 s; the owner job's CPU is free from 125 s), which its
+#     explain gives while it runs out its grace; it starts no earlier than 5 s, and within
 #     35 s (slurmctld requeues a job whose grace is over when the
 #     preemptor tries again, else at its next time-limit check, every
 #     30 s; the victim ignores SIGTERM, so KillWait 5 s follows).
@@ -137,7 +142,11 @@ scen() {
     echo "explain_o4_preempts $(grep -c '^  Preempts: job [0-9]' "$JOBDIR/explain_o4")"
     for x in "${g[@]}"; do fairway_cmd explain "$x" 2>&1 | grep -E "^Job $x is|Preempt"; done > "$JOBDIR/explain_g"
     echo "explain_victim $(grep -c "^  Preempted for: job $o4 " "$JOBDIR/explain_g")"
+    for x in "${g[@]}"; do fairway_cmd explain "$x" 2>&1 | grep "Once requeued: expected start"; done > "$JOBDIR/explain_gr"
+    echo "explain_victim_replanned $(wc -l < "$JOBDIR/explain_gr")"
   fi
+  echo "victim_planned_same_pass $(grep -E "requeued by this pass, planned to start in [0-9]+ s" "$LOG" | grep -c -E "$(printf 'JobId=%s|' "${g[@]}" | sed 's/|$//')")"
+  echo "victim_planned_in_s $(grep -o -E "requeued by this pass, planned to start in [0-9]+ s" "$LOG" | tail -n1 | grep -o -E '[0-9]+ s' | cut -d' ' -f1)"
   echo "o4_squeue_start $(s=$(squeue --start -h -j "$o4" -o %S); case "$s" in ''|N/A) echo none;; *) echo $(( $(epoch "$s") - t ));; esac)"
   wait_until 60 job_is "$o4" RUNNING
   echo "o4_delay $(since "$o4" "$t")"
@@ -156,7 +165,8 @@ setup_qos
 ( export SLURM_CONF="$ref_dir/etc/slurm.conf"; setup_qos )
 twin_run scen
 keys=(filled plain_state plain_preempted o1_delay o1_preempted o1_victim_is_scav o1_on_victim_node
-  scav_requeued plain_after explain_running explain_o2 o2_after_exempt o2_delay o2_preempted explain_o4_preempts explain_victim o4_squeue_start o4_delay o4_preempted
+  scav_requeued plain_after explain_running explain_o2 o2_after_exempt o2_delay o2_preempted explain_o4_preempts explain_victim
+  explain_victim_replanned victim_planned_same_pass victim_planned_in_s o4_squeue_start o4_delay o4_preempted
   o3_delay o3_preempted o3_states o3_cancel_log)
 twin_table "${keys[@]}"
 
@@ -183,6 +193,11 @@ check "4. GraceTime 5 s: the owner job starts no earlier than 5 s, within 35 s (
 check_eq "... by preempting exactly one job" 1 "$(f o4_preempted)"
 check_eq "... fairway explain lists the job it preempts while it waits" 1 "$(f explain_o4_preempts)"
 check_eq "... and of that job (in its grace time), for whom" 1 "$(f explain_victim)"
+check_eq "... the victim is planned in the pass that preempts it (log line; sched/backfill: $(r victim_planned_same_pass))" 1 "$(f victim_planned_same_pass)"
+check "... to start once its grace (5 s) and requeue hold (credential lifetime 120 s + 1) are over, as the owner job's CPU frees at 125 s: in $(f victim_planned_in_s) s (126-130)" \
+  bash -c "[[ '$(f victim_planned_in_s)' =~ ^[0-9]+$ ]] && [ '$(f victim_planned_in_s)' -ge 126 ] && [ '$(f victim_planned_in_s)' -le 130 ]"
+[ "${FW_EXPLAIN:-1}" = 1 ] &&
+  check_eq "... and fairway explain of the victim, still in its grace time, gives that start" 1 "$(f explain_victim_replanned)"
 check "... squeue --start: after the grace time (5-7 s after submission): $(f o4_squeue_start)" \
   bash -c "[[ '$(f o4_squeue_start)' =~ ^[0-9]+$ ]] && [ '$(f o4_squeue_start)' -ge 5 ] && [ '$(f o4_squeue_start)' -le 7 ]"
 for k in o1 o2 o3 o4; do

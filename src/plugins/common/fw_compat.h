@@ -52,11 +52,13 @@ _Static_assert(SLURM_VERSION_NUMBER >= FW_SLURM_VER(22, 5, 0) &&
 /* 23.02 moved the plugin interfaces from src/common to src/interfaces. */
 #if FW_SLURM_AT_LEAST(23, 2, 0)
 #include "src/interfaces/burst_buffer.h"
+#include "src/interfaces/cred.h"
 #include "src/interfaces/gres.h"
 #include "src/interfaces/preempt.h"
 #include "src/interfaces/priority.h"
 #else
 #include "src/common/gres.h"
+#include "src/common/slurm_cred.h"
 #include "src/common/slurm_priority.h"
 #include "src/slurmctld/preempt.h"
 #include "src/slurmctld/burst_buffer.h"
@@ -252,6 +254,25 @@ static inline void fw_factors_set_names(priority_factors_object_t *o,
 	(void)qos;
 	xfree(o->partition); /* slurm_copy_priority_factors() dup'ed it */
 	o->partition = (char *)partition;
+#endif
+}
+
+/*
+ * The launch credential's lifetime, which slurmctld waits out after a
+ * requeue before the job may start again (batch_requeue_fini: begin time
+ * = then + lifetime + 1).  23.11 replaced the credential context's
+ * option with cred_expiration().
+ */
+static inline int fw_cred_lifetime(void)
+{
+#if FW_SLURM_AT_LEAST(23, 11, 0)
+	return cred_expiration();
+#else
+	int life = 120;	/* DEFAULT_EXPIRATION_WINDOW */
+
+	(void)slurm_cred_ctx_get(slurmctld_config.cred_ctx,
+				 SLURM_CRED_OPT_EXPIRY_WINDOW, &life);
+	return life;
 #endif
 }
 

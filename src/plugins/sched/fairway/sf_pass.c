@@ -54,6 +54,8 @@ struct qentry {
 	struct fw_plan_lic *lics;      /* owned */
 	struct fw_gres_count *gres;    /* owned */
 	uint32_t *pre;                 /* classes it may preempt (owned) */
+	bool requeuing;                /* a victim slurmctld is requeueing:
+					  planned, the job not touched */
 };
 
 /* Nodes that lack the features a job requires (--constraint), computed
@@ -93,6 +95,9 @@ struct pass {
 	size_t n;
 	size_t *order;
 	struct fw_plan_heads *heads;   /* ReservationOrder=submit, or NULL */
+	struct fw_plan_late *late;     /* victims it requeues (backfill) */
+	struct qentry **lq;            /* their entries (owned) */
+	size_t nlq, lq_cap;
 	struct fw_plan_job *hjobs;     /* the queue as the heads cursor saw it */
 	enum fw_plan_kind last_kind;   /* of the last record decided */
 	uint32_t *seq_job;             /* planner seq -> job id */
@@ -109,6 +114,7 @@ struct pass {
 	struct feat_memo *feat;        /* nodes lacking each feature request */
 	size_t nfeat;
 	struct idset estimated;        /* jobs given StartTime in this pass */
+	struct idset requeuing;        /* victims planned as requeued */
 	/* Shared nodes: what one job holds on each of its nodes (scratch,
 	 * reused job after job). */
 	struct fw_node_use *use;
@@ -961,6 +967,81 @@ static void fill_plan_job(struct pass *p, struct qentry *e)
 	fj->preempts = e->pre;
 }
 
+/* ------------------------------------------------------------ job sets */
+
+static bool idset_add(struct idset *set, uint32_t id)
+{
+	uint32_t h;
+
+	if ((set->cnt + 1) * 2 > set->cap) {
+		struct idset big = { .cap = set->cap ? set->cap * 2 : 1024 };
+
+		big.slot = xcalloc(big.cap, sizeof(uint32_t));
+		for (uint32_t i = 0; i < set->cap; i++)
+			if (set->slot[i])
+				idset_add(&big, set->slot[i]);
+		xfree(set->slot);
+		*set = big;
+	}
+	for (h = (id * 2654435761u) & (set->cap - 1); set->slot[h];
+	     h = (h + 1) & (set->cap - 1))
+		if (set->slot[h] == id)
+			return false;
+	set->slot[h] = id;
+	set->cnt++;
+	return true;
+}
+
+static bool idset_has(const struct idset *set, uint32_t id)
+{
+	if (!set->cap)
+		return false;
+	for (uint32_t h = (id * 2654435761u) & (set->cap - 1); set->slot[h];
+	     h = (h + 1) & (set->cap - 1))
+		if (set->slot[h] == id)
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------- requeued victims */
+
+/*
+ * Is slurmctld requeueing this preempted job?  With PreemptMode=REQUEUE
+ * and no GraceTime select_nodes() has requeued it already (pending, still
+ * completing until its epilog is done); within its GraceTime it runs on,
+ * signalled, and is requeued when the grace ends.  Only batch jobs are
+ * requeued.  Backfill passes plan such a job from its requeue on
+ * (predict_requeue), Slurm's backfill only once it is pending again and
+ * its hold is over.
+ */
+static bool victim_requeued(const job_record_t *v)
+{
+	if (!v->batch_flag || !v->details || IS_JOB_REVOKED(v))
+		return false;
+	if (IS_JOB_PENDING(v))
+		return IS_JOB_COMPLETING(v);
+	return IS_JOB_RUNNING(v) && v->preempt_time &&
+	       (slurm_job_preempt_mode((job_record_t *)v) &
+		PREEMPT_MODE_REQUEUE);
+}
+
+/* The requeue as batch_requeue_fini() will make it: submitted when the
+ * job is gone (now, or its GraceTime's end), eligible a credential
+ * lifetime plus one second later (unless its begin time is later still);
+ * the priority is the one slurmctld holds now. */
+static void predict_requeue(struct pass *p, struct qentry *e)
+{
+	const job_record_t *v = e->job;
+	time_t gone = IS_JOB_RUNNING(v) && v->end_time > p->now ? v->end_time
+								 : p->now;
+
+	e->requeuing = true;
+	idset_add(&p->requeuing, v->job_id);
+	e->fj.submit = gone;
+	e->fj.eligible = v->details->begin_time > gone ?
+		v->details->begin_time : gone + fw_cred_lifetime() + 1;
+}
+
 /*
  * A requeued job (preempted, or scontrol requeue) is pending but waits
  * until its old launch credential has expired: batch_requeue_fini() sets
@@ -1014,7 +1095,7 @@ static void append_requeued(list_t *queue, time_t now)
 	job_record_t *job;
 
 	while ((job = list_next(it)))
-		if (requeued_waiting(job, now))
+		if (requeued_waiting(job, now) || victim_requeued(job))
 			append_requeued_job(queue, job);
 	list_iterator_destroy(it);
 }
@@ -1047,6 +1128,8 @@ static int build_queue(struct pass *p)
 			continue;
 		}
 		fill_plan_job(p, e);
+		if (victim_requeued(e->job))
+			predict_requeue(p, e);
 		p->n++;
 	}
 	FREE_NULL_LIST(queue);
@@ -1067,44 +1150,12 @@ static int build_queue(struct pass *p)
 	}
 	p->seq_cap = p->n + 16;
 	p->seq_job = xcalloc(p->seq_cap, sizeof(uint32_t));
+	if (bf)
+		p->late = fw_plan_late_new(sf.cluster);
 	return (int)p->n;
 }
 
 /* --------------------------------------------------------- estimates */
-
-static bool idset_add(struct idset *set, uint32_t id)
-{
-	uint32_t h;
-
-	if ((set->cnt + 1) * 2 > set->cap) {
-		struct idset big = { .cap = set->cap ? set->cap * 2 : 1024 };
-
-		big.slot = xcalloc(big.cap, sizeof(uint32_t));
-		for (uint32_t i = 0; i < set->cap; i++)
-			if (set->slot[i])
-				idset_add(&big, set->slot[i]);
-		xfree(set->slot);
-		*set = big;
-	}
-	for (h = (id * 2654435761u) & (set->cap - 1); set->slot[h];
-	     h = (h + 1) & (set->cap - 1))
-		if (set->slot[h] == id)
-			return false;
-	set->slot[h] = id;
-	set->cnt++;
-	return true;
-}
-
-static bool idset_has(const struct idset *set, uint32_t id)
-{
-	if (!set->cap)
-		return false;
-	for (uint32_t h = (id * 2654435761u) & (set->cap - 1); set->slot[h];
-	     h = (h + 1) & (set->cap - 1))
-		if (set->slot[h] == id)
-			return true;
-	return false;
-}
 
 /*
  * A backfill pass recomputes every estimate, but the previous ones stay
@@ -1729,6 +1780,54 @@ static void record_victims(const struct pass *p, job_record_t *job,
 	pthread_mutex_unlock(&sf.tab_mu);
 }
 
+/* A victim this pass just had preempted, as a pending job joining the
+ * pass (fw_plan_late), in the partition it ran in. */
+static void add_late(struct pass *p, job_record_t *v)
+{
+	struct qentry *e;
+
+	/* already in the pass: it was being requeued when the pass began,
+	 * and the job that preempted it has now let slurmctld finish */
+	if (part_index(v->part_ptr) < 0 || idset_has(&p->requeuing, v->job_id))
+		return;
+	if (p->nlq == p->lq_cap) {
+		p->lq_cap = p->lq_cap ? p->lq_cap * 2 : 16;
+		p->lq = xrecalloc(p->lq, p->lq_cap, sizeof(*p->lq));
+	}
+	e = xcalloc(1, sizeof(*e));
+	e->rec = xcalloc(1, sizeof(*e->rec));
+	e->rec->job_ptr = v;
+	e->rec->job_id = v->job_id;
+	e->rec->array_task_id = v->array_task_id;
+	e->rec->part_ptr = v->part_ptr;
+	e->rec->priority = v->priority;
+	e->job = v;
+	e->part = v->part_ptr;
+	fill_plan_job(p, e);
+	predict_requeue(p, e);
+	e->fj.late = true;
+	p->lq[p->nlq] = e;
+	fw_plan_late_add(p->late, &e->fj, p->nlq++);
+}
+
+/* The victims select_nodes() just signalled that slurmctld requeues join
+ * the backfill pass (a main pass plans no later starts). */
+static void late_victims(struct pass *p, const struct fw_plan_decision *d,
+			 time_t t0)
+{
+	uint32_t got[64], n;
+
+	if (!p->late)
+		return;
+	n = signalled_victims(d, t0, got, 64);
+	for (uint32_t k = 0; k < n; k++) {
+		job_record_t *v = find_job_record(got[k]);
+
+		if (v && victim_requeued(v))
+			add_late(p, v);
+	}
+}
+
 /*
  * Are the planned victims all signalled jobs whose GraceTime is over?
  * Then slurmctld only has to requeue or cancel them, which select_nodes()
@@ -1779,6 +1878,7 @@ static void preempting(struct pass *p, job_record_t *job,
 	set_wait_reason(p, job, FW_REASON_NODES);
 	record_decision(p, job, e, d, nodes);
 	record_victims(p, job, d, t0);
+	late_victims(p, d, t0);
 }
 
 /*
@@ -1922,6 +2022,7 @@ static bool not_started(struct pass *p, struct qentry *e, job_record_t *job,
 			}
 			record_decision(p, job, e, d, nm);
 			record_victims(p, job, d, t0);
+			late_victims(p, d, t0);
 			return true;
 		}
 	}
@@ -1939,6 +2040,46 @@ static bool not_started(struct pass *p, struct qentry *e, job_record_t *job,
 		  d->reason == FW_REASON_BF_MAX_TEST));
 }
 
+/*
+ * A victim that slurmctld is requeueing (predict_requeue; one this pass
+ * preempted joins it late, add_late): planned and recorded for `fairway
+ * explain` and `fairway plan`, and its reservation (if protected) holds
+ * for the rest of the pass.  Nothing is written to the job: it is still
+ * running out its GraceTime or completing, and batch_requeue_fini()
+ * clears its StartTime; the first pass that finds it pending and done
+ * sets StartTime and SchedNodeList.
+ */
+static void decide_late(struct pass *p, struct qentry *e)
+{
+	job_record_t *job = find_job_record(e->fj.id);
+	struct fw_plan_decision d;
+	struct fw_err err;
+	char *nodes;
+
+	/* gone, cancelled or started during a lock yield */
+	if (!job || job != e->job ||
+	    !(victim_requeued(job) || requeued_waiting(job, p->now)))
+		return;
+	if (fw_plan_decide(p->plan, &e->fj, FW_PASS_BACKFILL, &d, &err)) {
+		debug("%s: %pJ not planned: %s", PLUGIN, job, err.msg);
+		return;
+	}
+	charge(p, &p->t.plan);
+	p->tested++;
+	p->last_kind = d.kind;
+	if (d.kind == FW_PLAN_START_NOW) {	/* not before its hold */
+		fw_plan_start_failed(p->plan, &d, &err);
+		return;
+	}
+	nodes = planned_names(&d);
+	if (e->fj.late &&
+	    (d.kind == FW_PLAN_RESERVED || d.kind == FW_PLAN_ESTIMATED))
+		info("%s: %pJ, requeued by this pass, planned to start in %ld s on %s",
+			PLUGIN, job, (long)(d.start - p->now),
+			nodes ? nodes : "?");
+	record_decision(p, job, e, &d, nodes);
+}
+
 /* Decide one record (and further tasks of an array); returns false when
  * the pass must end (per-cycle start limit reached). */
 static bool decide_record(struct pass *p, struct qentry *e,
@@ -1951,6 +2092,10 @@ static bool decide_record(struct pass *p, struct qentry *e,
 	job_record_t *job;
 	bool array_head;
 
+	if (e->requeuing) {
+		decide_late(p, e);
+		return true;
+	}
 	bool ok = runnable(p, e, &job);
 
 	xfree(e->rec);
@@ -2191,17 +2336,27 @@ static void add_bypass(struct pass *p)
 	xfree(inc);
 }
 
+static void qentry_free(struct qentry *e)
+{
+	xfree(e->rec);
+	fw_bitset_free(e->req);
+	fw_bitset_free(e->exc);
+	xfree(e->lics);
+	xfree(e->gres);
+	xfree(e->pre);
+}
+
 static void pass_free(struct pass *p)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		xfree(p->q[i].rec);
-		fw_bitset_free(p->q[i].req);
-		fw_bitset_free(p->q[i].exc);
-		xfree(p->q[i].lics);
-		xfree(p->q[i].gres);
-		xfree(p->q[i].pre);
-	}
+	for (size_t i = 0; i < p->n; i++)
+		qentry_free(&p->q[i]);
 	xfree(p->q);
+	for (size_t i = 0; i < p->nlq; i++) {
+		qentry_free(p->lq[i]);
+		xfree(p->lq[i]);
+	}
+	xfree(p->lq);
+	fw_plan_late_free(p->late);
 	xfree(p->order);
 	fw_plan_heads_free(p->heads);
 	xfree(p->hjobs);
@@ -2215,6 +2370,7 @@ static void pass_free(struct pass *p)
 	}
 	xfree(p->feat);
 	xfree(p->estimated.slot);
+	xfree(p->requeuing.slot);
 	xfree(p->use);
 	xfree(p->use_gres);
 	xfree(p->gcnt);
@@ -2262,31 +2418,35 @@ static bool pass_setup(struct pass *p, struct fw_bitset **tmp)
 }
 
 /* The next record to decide: a head (ReservationOrder=submit, oldest
- * first), else the queue in priority order without them; false at the
+ * first), else the queue in priority order without them, with the
+ * victims the pass requeued at their place (fw_plan_late); NULL at the
  * end. */
-static bool next_record(struct pass *p, size_t *k, size_t *x, bool *head)
+static struct qentry *next_record(struct pass *p, size_t *k, bool *head)
 {
-	for (;;) {
-		*x = fw_plan_heads_next(p->heads);
-		*head = *x != FW_PLAN_NO_HEAD;
-		if (*head)
-			return true;
-		if (*k >= p->n)
-			return false;
-		*x = p->order[(*k)++];
-		if (!fw_plan_heads_taken(p->heads, *x))
-			return true;
-	}
+	size_t x = fw_plan_heads_next(p->heads), t;
+
+	*head = x != FW_PLAN_NO_HEAD;
+	if (*head)
+		return &p->q[x];
+	while (*k < p->n && fw_plan_heads_taken(p->heads, p->order[*k]))
+		(*k)++;
+	if (fw_plan_late_next(p->late,
+			      *k < p->n ? &p->q[p->order[*k]].fj : NULL, &t))
+		return p->lq[t];
+	if (*k >= p->n)
+		return NULL;
+	return &p->q[p->order[(*k)++]];
 }
 
 /* Every record in turn, with lock yields between them (sf.mu held on
  * entry and on return). */
 static void walk_queue(struct pass *p, struct fw_bitset *tmp)
 {
-	size_t k = 0, x, done = 0;
+	size_t k = 0, done = 0;
+	struct qentry *e;
 	bool head;
 
-	while (next_record(p, &k, &x, &head)) {
+	while ((e = next_record(p, &k, &head))) {
 		bool go_on;
 
 		/* slurmctld is shutting down, or (Slurm 23.11+) about to
@@ -2298,7 +2458,7 @@ static void walk_queue(struct pass *p, struct fw_bitset *tmp)
 			return;
 		}
 		p->last_kind = FW_PLAN_SKIPPED;
-		go_on = decide_record(p, &p->q[x], tmp, head);
+		go_on = decide_record(p, e, tmp, head);
 		fw_plan_heads_outcome(p->heads, p->last_kind);
 		done++;
 		charge(p, &p->t.apply);

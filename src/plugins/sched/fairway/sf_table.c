@@ -251,6 +251,28 @@ static void explain_reason(char **out, const struct sf_jobinfo *e)
 		explain_in_grace(out, e->job_id);
 }
 
+/* The record is a plan made since the job was preempted (sf_pass.c,
+ * decide_late: from the pass that preempts it on, while slurmctld
+ * requeues it). */
+static bool planned_since_preemption(const struct sf_jobinfo *e)
+{
+	return e->preempted_for && e->decided >= e->preempted_at &&
+	       (e->kind == FW_PLAN_RESERVED || e->kind == FW_PLAN_ESTIMATED);
+}
+
+/* A victim in its GraceTime that slurmctld will requeue: its plan. */
+static void explain_requeue_plan(char **out, const struct sf_jobinfo *e)
+{
+	char t[64];
+
+	if (!planned_since_preemption(e))
+		return;
+	fmt_time(e->start, t, sizeof(t));
+	add(out, "  Once requeued: expected start %s%s%s%s\n",
+	    t, e->nodes ? " on " : "", e->nodes ? e->nodes : "",
+	    e->kind == FW_PLAN_ESTIMATED ? " [estimate]" : "");
+}
+
 static void explain_protection(char **out, const job_record_t *job,
 			       const struct sf_jobinfo *e)
 {
@@ -307,6 +329,7 @@ char *sf_explain(uint32_t job_id, uid_t uid, const char *pre)
 			fmt_time(e->preempted_at, t1, sizeof(t1));
 			add(&out, "  Preempted for: job %u (planned %s)\n",
 			    e->preempted_for, t1);
+			explain_requeue_plan(&out, e);
 		}
 	} else if (!e || !e->decided) {
 		add(&out, "Job %u is pending; Fairway has not planned it yet (reason: %s)\n",
@@ -331,6 +354,13 @@ char *sf_explain(uint32_t job_id, uid_t uid, const char *pre)
 			add(&out, "  Expected start: never as the cluster is defined\n");
 		} else {
 			add(&out, "  Plan: %s\n", fw_plan_kind_str((enum fw_plan_kind)e->kind));
+		}
+		if (planned_since_preemption(e) && job->details &&
+		    (IS_JOB_COMPLETING(job) ||
+		     job->details->begin_time > now)) {
+			fmt_time(e->preempted_at, t1, sizeof(t1));
+			add(&out, "  Requeued: preempted for job %u (planned %s)\n",
+			    e->preempted_for, t1);
 		}
 		explain_reason(&out, e);
 		explain_protection(&out, job, e);
