@@ -1756,12 +1756,12 @@ static char *victims_text(const struct pass *p, job_record_t *job,
 	return b.s;
 }
 
-/* Remember the victims of job's start (those signalled since t0; the
+/* Remember the victims of job's start: got, the n signalled for it (the
  * plan's when none was, e.g. all gone already). */
 static void record_victims(const struct pass *p, job_record_t *job,
-			   const struct fw_plan_decision *d, time_t t0)
+			   const struct fw_plan_decision *d,
+			   const uint32_t *got, uint32_t n)
 {
-	uint32_t got[64], n = signalled_victims(d, t0, got, 64);
 	struct sf_jobinfo *t;
 	char *text;
 
@@ -1810,22 +1810,29 @@ static void add_late(struct pass *p, job_record_t *v)
 	fw_plan_late_add(p->late, &e->fj, p->nlq++);
 }
 
-/* The victims select_nodes() just signalled that slurmctld requeues join
- * the backfill pass (a main pass plans no later starts). */
-static void late_victims(struct pass *p, const struct fw_plan_decision *d,
-			 time_t t0)
+/* The victims select_nodes() just signalled (got, n) that slurmctld
+ * requeues join the backfill pass (a main pass plans no later starts). */
+static void late_victims(struct pass *p, const uint32_t *got, uint32_t n)
 {
-	uint32_t got[64], n;
-
 	if (!p->late)
 		return;
-	n = signalled_victims(d, t0, got, 64);
 	for (uint32_t k = 0; k < n; k++) {
 		job_record_t *v = find_job_record(got[k]);
 
 		if (v && victim_requeued(v))
 			add_late(p, v);
 	}
+}
+
+/* select_nodes() preempted for job since t0: its victims (one walk of
+ * the job list) are recorded, and the requeued ones join the pass. */
+static void preempted_now(struct pass *p, job_record_t *job,
+			  const struct fw_plan_decision *d, time_t t0)
+{
+	uint32_t got[64], n = signalled_victims(d, t0, got, 64);
+
+	record_victims(p, job, d, got, n);
+	late_victims(p, got, n);
 }
 
 /*
@@ -1877,8 +1884,7 @@ static void preempting(struct pass *p, job_record_t *job,
 		fw_log_err(PLUGIN, &err);
 	set_wait_reason(p, job, FW_REASON_NODES);
 	record_decision(p, job, e, d, nodes);
-	record_victims(p, job, d, t0);
-	late_victims(p, d, t0);
+	preempted_now(p, job, d, t0);
 }
 
 /*
@@ -2021,8 +2027,7 @@ static bool not_started(struct pass *p, struct qentry *e, job_record_t *job,
 				set_estimate(p, job, d, nm);
 			}
 			record_decision(p, job, e, d, nm);
-			record_victims(p, job, d, t0);
-			late_victims(p, d, t0);
+			preempted_now(p, job, d, t0);
 			return true;
 		}
 	}
@@ -2034,7 +2039,7 @@ static bool not_started(struct pass *p, struct qentry *e, job_record_t *job,
 	}
 	apply_wait(p, job, e, d, d->reason);
 	if (d->nvictims)	/* victims_later: named for explain */
-		record_victims(p, job, d, time(NULL));
+		record_victims(p, job, d, NULL, 0);
 	return !(d->kind == FW_PLAN_SKIPPED &&
 		 (d->reason == FW_REASON_BF_MAX_START ||
 		  d->reason == FW_REASON_BF_MAX_TEST));
