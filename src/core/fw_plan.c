@@ -458,17 +458,19 @@ int fw_plan_decide(struct fw_plan *p, const struct fw_plan_job *j,
 	if (validate_job(p, j, err))
 		return -1;
 	job_key(p->cl, j, &k);
-	if (j->late && p->last.valid && key_cmp(&p->last, &k) > 0) {
-		/* joins late: decided now, with what the jobs after it in
-		   queue order left; the order goes on from theirs */
-		k = p->last;
-	} else if (p->last.valid && key_cmp(&p->last, &k) > 0) {
+	if (p->last.valid && key_cmp(&p->last, &k) > 0) {
 		char id[24];
 
-		snprintf(id, sizeof(id), "%u", j->id);
-		return fw_err_set(err, NULL, 0, "JobId", id,
-				  "job offered out of queue order "
-				  "(sort with fw_plan_sort)");
+		/* joins late: decided now, with what the jobs after it in
+		   queue order left; the order goes on from theirs */
+		if (j->late) {
+			k = p->last;
+		} else {
+			snprintf(id, sizeof(id), "%u", j->id);
+			return fw_err_set(err, NULL, 0, "JobId", id,
+					  "job offered out of queue order "
+					  "(sort with fw_plan_sort)");
+		}
 	}
 	p->last = k;
 	p->setup_done = true;

@@ -1100,6 +1100,24 @@ static void append_requeued(list_t *queue, time_t now)
 	list_iterator_destroy(it);
 }
 
+/* A queue record as the planner's entry (e owns rec); false, with rec
+ * freed, for a partition unknown to this plan. */
+static bool qentry_from_rec(struct pass *p, struct qentry *e,
+			    job_queue_rec_t *rec)
+{
+	if (part_index(rec->part_ptr) < 0) {
+		xfree(rec);
+		return false;
+	}
+	e->rec = rec;
+	e->job = rec->job_ptr;
+	e->part = rec->part_ptr;
+	fill_plan_job(p, e);
+	if (victim_requeued(e->job))
+		predict_requeue(p, e);
+	return true;
+}
+
 static int build_queue(struct pass *p)
 {
 	bool bf = p->kind == SF_PASS_BACKFILL;
@@ -1117,21 +1135,9 @@ static int build_queue(struct pass *p)
 		append_requeued(queue, p->now);
 	cap = list_count(queue) + 1;
 	p->q = xcalloc(cap, sizeof(*p->q));
-	while ((rec = list_pop(queue))) {
-		struct qentry *e = &p->q[p->n];
-
-		e->rec = rec;
-		e->job = rec->job_ptr;
-		e->part = rec->part_ptr;
-		if (part_index(e->part) < 0) {
-			xfree(rec); /* partition unknown to this plan */
-			continue;
-		}
-		fill_plan_job(p, e);
-		if (victim_requeued(e->job))
-			predict_requeue(p, e);
-		p->n++;
-	}
+	while ((rec = list_pop(queue)))
+		if (qentry_from_rec(p, &p->q[p->n], rec))
+			p->n++;
 	FREE_NULL_LIST(queue);
 	p->order = xcalloc(p->n + 1, sizeof(size_t));
 	{
@@ -1784,28 +1790,29 @@ static void record_victims(const struct pass *p, job_record_t *job,
  * pass (fw_plan_late), in the partition it ran in. */
 static void add_late(struct pass *p, job_record_t *v)
 {
+	job_queue_rec_t *rec;
 	struct qentry *e;
 
 	/* already in the pass: it was being requeued when the pass began,
 	 * and the job that preempted it has now let slurmctld finish */
-	if (part_index(v->part_ptr) < 0 || idset_has(&p->requeuing, v->job_id))
+	if (idset_has(&p->requeuing, v->job_id))
 		return;
+	rec = xcalloc(1, sizeof(*rec));
+	rec->job_ptr = v;
+	rec->job_id = v->job_id;
+	rec->array_task_id = v->array_task_id;
+	rec->part_ptr = v->part_ptr;
+	rec->priority = v->priority;
+	e = xcalloc(1, sizeof(*e));
+	if (!qentry_from_rec(p, e, rec)) {
+		xfree(e);
+		return;
+	}
+	e->fj.late = true;
 	if (p->nlq == p->lq_cap) {
 		p->lq_cap = p->lq_cap ? p->lq_cap * 2 : 16;
 		p->lq = xrecalloc(p->lq, p->lq_cap, sizeof(*p->lq));
 	}
-	e = xcalloc(1, sizeof(*e));
-	e->rec = xcalloc(1, sizeof(*e->rec));
-	e->rec->job_ptr = v;
-	e->rec->job_id = v->job_id;
-	e->rec->array_task_id = v->array_task_id;
-	e->rec->part_ptr = v->part_ptr;
-	e->rec->priority = v->priority;
-	e->job = v;
-	e->part = v->part_ptr;
-	fill_plan_job(p, e);
-	predict_requeue(p, e);
-	e->fj.late = true;
 	p->lq[p->nlq] = e;
 	fw_plan_late_add(p->late, &e->fj, p->nlq++);
 }
