@@ -30,6 +30,11 @@
 #                        gpu gets placeholder device files, any other NAME is
 #                        count-only (no File), e.g. --gres 1-2:gpu:a100:2
 #                        --gres 3:gpu:v100:2 --gres 2-4:tmpdisk:100
+#                        With --frontend (gpu only) the front-end slurmd reports the
+#                        largest count of each NAME[:TYPE] for every node
+#                        (its own slurm-frontend.conf: see below; gpu
+#                        with placeholder device files); slurmctld ignores
+#                        the excess on nodes with fewer)
 #     --dbd              also start MariaDB + slurmdbd (accounting storage)
 #     --dbd-port P       slurmdbd port; MariaDB listens on P+1 (default:
 #                        SlurmctldPort+999)
@@ -98,7 +103,6 @@ if [ -n "$frontend" ]; then
   [ -x "$frontend/src/slurmctld/.libs/slurmctld" ] && [ -f "$frontend/src/api/.libs/libslurmfull.so" ] \
     || die "$frontend is not a front-end build: run contrib/perf/build-frontend.sh"
   command -v slurmd-wlm-emulator >/dev/null || die "slurmd-wlm-emulator missing: run contrib/perf/build-frontend.sh"
-  [ -z "$gres" ] || die "--gres is not supported with --frontend"
   # Daemons and clients must load the front-end libslurmfull.so.
   export LD_LIBRARY_PATH="$frontend/src/api/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
@@ -166,8 +170,20 @@ node_range() { # first last [extra]
   echo "NodeName=n[$1-$2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + $1))-$((port + $2)) CPUs=$cpus$cores RealMemory=$mem${3:+ $3} State=UNKNOWN"
 }
 gres_lines=""
+# NodeName lines of the front-end mode: one per run of nodes with the same
+# Gres= (no Port: the one front-end daemon serves them all).
+fe_node_lines() {
+  local i a=1 g prev
+  prev=${node_gres[1]:-}
+  for i in $(seq 2 $((nodes + 1))); do
+    g=${node_gres[$i]:-}
+    [ "$i" -le "$nodes" ] && [ "$g" = "$prev" ] && continue
+    echo "NodeName=n[$a-$((i - 1))] NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem${prev:+ Gres=$prev} State=UNKNOWN"
+    a=$i; prev=$g
+  done
+}
+declare -A node_gres=() fe_gres=()
 if [ -n "$gres" ]; then
-  declare -A node_gres=()
   types=""; : > "$dir/etc/gres.conf"; mkdir -p "$dir/gres"
   for spec in $gres; do
     [[ "$spec" =~ ^([0-9]+)(-([0-9]+))?:([a-z]+)(:([a-z0-9]+))?:([0-9]+)$ ]] \
@@ -178,25 +194,43 @@ if [ -n "$gres" ]; then
       || die "--gres node range $ga-$gb is not inside 1-$nodes"
     case ",$types," in *",$gname,"*) ;; *) types="$types${types:+,}$gname";; esac
     line="NodeName=n[$ga-$gb] Name=$gname${gtype:+ Type=$gtype} Count=$gcnt"
-    if [ "$gname" = gpu ]; then
+    if [ -n "$frontend" ]; then
+      # A count-only GRES (no File) reaches 22.05's slurmctld from the
+      # front end as 0 (tried with tmpdisk: its nodes go DOWN).
+      [ "$gname" = gpu ] || die "--frontend takes only gpu GRES, not '$spec'"
+      key="$gname:$gtype"
+      [ "${fe_gres[$key]:-0}" -ge "$gcnt" ] || fe_gres[$key]=$gcnt
+      line=""
+    elif [ "$gname" = gpu ]; then
       # GPUs without device files are dropped by slurmd: placeholders
       # (nothing opens them: TaskPlugin=task/none).
       for i in $(seq 0 $((gcnt - 1))); do : > "$dir/gres/$gname${gtype}$i"; done
       line="$line File=$dir/gres/$gname${gtype}[0-$((gcnt - 1))]"
     fi
-    echo "$line" >> "$dir/etc/gres.conf"
+    [ -z "$line" ] || echo "$line" >> "$dir/etc/gres.conf"
     for i in $(seq "$ga" "$gb"); do
       node_gres[$i]="${node_gres[$i]:-}${node_gres[$i]:+,}$gname${gtype:+:$gtype}:$gcnt"
     done
   done
-  node_lines=$(for i in $(seq 1 "$nodes"); do
-    node_range "$i" "$i" "${node_gres[$i]:+Gres=${node_gres[$i]}}"; done)
+  for key in "${!fe_gres[@]}"; do
+    gname=${key%%:*}; gtype=${key#*:}; gcnt=${fe_gres[$key]}
+    line="Name=$gname${gtype:+ Type=$gtype} Count=$gcnt"
+    if [ "$gname" = gpu ]; then
+      for i in $(seq 0 $((gcnt - 1))); do : > "$dir/gres/$gname${gtype}$i"; done
+      line="$line File=$dir/gres/$gname${gtype}[0-$((gcnt - 1))]"
+    fi
+    echo "$line"
+  done >> "$dir/etc/gres.conf"
   gres_lines="GresTypes=$types"
-elif [ -n "$frontend" ]; then
+fi
+if [ -n "$frontend" ]; then
   # One front-end daemon (its port is SlurmdPort) for every node.
   node_lines="FrontendName=fe1 FrontendAddr=127.0.0.1 Port=$((port + 1))
-NodeName=n[1-$nodes] NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN"
-  rm -f "$dir/etc/gres.conf"
+$(fe_node_lines)"
+  [ -n "$gres" ] || rm -f "$dir/etc/gres.conf"
+elif [ -n "$gres" ]; then
+  node_lines=$(for i in $(seq 1 "$nodes"); do
+    node_range "$i" "$i" "${node_gres[$i]:+Gres=${node_gres[$i]}}"; done)
 else
   node_lines=$(node_range 1 "$nodes")
   rm -f "$dir/etc/gres.conf"
@@ -262,6 +296,21 @@ if [ -n "$extra" ]; then
   done < "$extra"
   cat "$extra" >> "$conf"
 fi
+# Front end with GRES: the front-end slurmd keeps only the gres.conf
+# entries that slurm.conf gives a node of its own name (fe1, a front end
+# here, so none: slurmctld would set every GRES node DOWN for reporting
+# fewer than slurm.conf gives it).  Its own copy of slurm.conf names the
+# front end fe0 and adds a node fe1 (State=FUTURE) with the largest count
+# of each GRES, which the front end then reports for every node;
+# slurmctld ignores the excess on nodes with fewer.
+fe_conf=$conf
+if [ -n "$frontend" ] && [ -n "$gres" ]; then
+  fe_conf="$dir/etc/slurm-frontend.conf"
+  fe_list=""
+  for key in "${!fe_gres[@]}"; do fe_list="$fe_list${fe_list:+,}${key%:}:${fe_gres[$key]}"; done
+  sed -e 's/^FrontendName=fe1 /FrontendName=fe0 /' "$conf" > "$fe_conf"
+  echo "NodeName=fe1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 1)) CPUs=$cpus RealMemory=$mem Gres=$fe_list State=FUTURE" >> "$fe_conf"
+fi
 # Readable by all, like slurm.conf: the fairway command reads FairwayPort.
 if [ -n "$fwconf" ]; then install -m 644 "$fwconf" "$dir/etc/fairway.conf"; fi
 if [ -n "$topo" ]; then
@@ -308,7 +357,7 @@ fi
 start_daemon slurmctld "$dir/log/slurmctld.out" "$dir/bin/slurmctld" -D -i -f "$conf"
 if [ -n "$frontend" ]; then
   start_daemon slurmd-fe1 "$dir/log/slurmd.fe1.out" \
-    "$dir/bin/slurmd" -D -N fe1 -f "$conf" -d "$stepd"
+    "$dir/bin/slurmd" -D -N fe1 -f "$fe_conf" -d "$stepd"
 else
   for i in $(seq 1 "$nodes"); do
     start_daemon "slurmd-n$i" "$dir/log/slurmd.n$i.out" \

@@ -40,6 +40,11 @@
 #                      preempt.md gets a row per scheduler: fill jobs running
 #                      at the release, requeued preemptions (slurmctld log),
 #                      owner and scav jobs started.
+#     --gpus G         (implies --shared) the last G nodes get 4 GPUs each
+#                      (Gres=gpu:a100:4, GresTypes=gpu, by count: the
+#                      front-end slurmd reports no devices) and the queue
+#                      is queue.sh --gpus (8 % of the jobs ask for 1-4 GPUs
+#                      per node with --gpus-per-node)
 #     --plugins DIR    directory of sched_fairway.so (default <top>/plugins)
 #
 # For each scheduler: start a front-end cluster (contrib/cluster-start.sh
@@ -58,7 +63,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 nodes=2000; jobs=5000; duration=240; scheds="backfill-full backfill fairway"
 window=10080; port=23000; out=""; seed=1; use_perf=0; maxn=""
-shared=0; cpus=64; mem=262144; plugins=""; preempt=0
+shared=0; cpus=64; mem=262144; plugins=""; preempt=0; gpus=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes=$2; shift 2;;
@@ -73,19 +78,21 @@ while [ $# -gt 0 ]; do
     --perf) use_perf=1; shift;;
     --shared) shared=1; shift;;
     --preempt) preempt=1; shared=1; shift;;
+    --gpus) gpus=$2; shared=1; shift 2;;
     --cpus) cpus=$2; shift 2;;
     --mem) mem=$2; shift 2;;
     --plugins) plugins=$2; shift 2;;
-    -h|--help) sed -n '2,54p' "$0"; exit 0;;
+    -h|--help) sed -n '2,59p' "$0"; exit 0;;
     *) echo "measure.sh: unknown option $1" >&2; exit 2;;
   esac
 done
 [ -n "$maxn" ] || { [ "$shared" = 1 ] && maxn=32 || maxn=128; }
 [ -n "$plugins" ] || plugins="$top/plugins"
-[ -n "$out" ] || out=/tmp/perf-rig/${nodes}x$jobs$([ "$shared" = 1 ] && echo -shared)$([ "$preempt" = 1 ] && echo -preempt)
+[ -n "$out" ] || out=/tmp/perf-rig/${nodes}x$jobs$([ "$shared" = 1 ] && echo -shared)$([ "$preempt" = 1 ] && echo -preempt)$([ "$gpus" = 0 ] || echo -gpus)
 mkdir -p "$out"
 log() { echo "[$(date +%T)] measure: $*" >&2; }
 die() { echo "measure: ERROR: $*" >&2; exit 1; }
+[[ "$gpus" =~ ^[0-9]+$ ]] && [ "$gpus" -le "$nodes" ] || die "--gpus wants 0..$nodes nodes, got '$gpus'"
 # One run per output directory: a second one would remove the first's
 # cluster directory (munge socket included) under its running daemons.
 # The daemons do not inherit the lock (9>&- where the cluster starts).
@@ -319,6 +326,7 @@ run_one() {
     --nodes "$nodes" --plugins "$plugins" --frontend "$fe" --slurm-extra "$extra" \
     ${fwconf:+--fairway-conf "$fwconf"} \
     $([ "$shared" = 1 ] && echo "--cpus $cpus --mem $mem") \
+    $([ "$gpus" = 0 ] || echo "--gres $((nodes - gpus + 1))-$nodes:gpu:a100:4") \
     > "$rdir/cluster-start.log" 2>&1 || { tail -20 "$rdir/cluster-start.log" >&2; die "cluster did not start; see $cdir/log"; }
   # shellcheck disable=SC1091
   source "$cdir/env"
@@ -329,7 +337,8 @@ run_one() {
   log "$s: submitting $jobs jobs (seed $seed)"
   local t0; t0=$(date +%s)
   bash "$here/queue.sh" submit --jobs "$jobs" --seed "$seed" --max-nodes "$maxn" --dir /tmp \
-    --submitter "$submitter" $([ "$shared" = 1 ] && echo --shared) $([ "$preempt" = 1 ] && echo --preempt)
+    --submitter "$submitter" $([ "$shared" = 1 ] && echo --shared) $([ "$preempt" = 1 ] && echo --preempt) \
+    $([ "$gpus" = 0 ] || echo --gpus)
   log "$s: submitted in $(( $(date +%s) - t0 )) s; releasing the queue for $duration s"
   sdiag -r > /dev/null
   scontrol update PartitionName=batch State=UP

@@ -2,6 +2,7 @@
 # Deterministic benchmark queue for the scale rig (doc/performance.md).
 #
 #   contrib/perf/queue.sh list   --jobs N [--seed S] [--max-nodes M] [--shared]
+#                               [--preempt] [--gpus]
 #       prints "nodes limit_min run_s" per job (same seed -> same queue);
 #       with --shared "nodes tasks cpus_per_task mem_mb limit_min run_s"
 #   contrib/perf/queue.sh submit --jobs N [--seed S] [--max-nodes M] [--dir D]
@@ -35,10 +36,18 @@
 # --preempt (with --shared): the same jobs, each in partition owner (40 %,
 # may preempt scav under preempt/partition_prio) or scav (60 %), drawn
 # from a second generator so the shapes are those of --shared's queue.
+#
+# --gpus (with --shared; for clusters where some nodes have 4 GPUs):
+# 8 % of the jobs become GPU jobs, drawn from a third generator (the
+# other jobs stay those of --shared's queue): 1 node (80 %) or 2, 1-8
+# tasks per node, 1-4 GPUs per node (--gpus-per-node), no --mem (60 %)
+# or 16-128 GB per node; limit and run time of the job they replace.
+# Their lines end in "gpus=G".
 set -euo pipefail
 
 mode=${1:-}; shift || true
 jobs=5000; seed=1; maxn=""; dir=/tmp; submitter=""; shared=0; preempt=0
+gpus=0
 fill_nodes=0; fill_cpus=64
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -49,6 +58,7 @@ while [ $# -gt 0 ]; do
     --submitter) submitter=$2; shift 2;;
     --shared) shared=1; shift;;
     --preempt) preempt=1; shared=1; shift;;
+    --gpus) gpus=1; shared=1; shift;;
     --nodes) fill_nodes=$2; shift 2;;
     --cpus) fill_cpus=$2; shift 2;;
     *) echo "queue.sh: unknown option $1" >&2; exit 2;;
@@ -100,9 +110,26 @@ add_partitions() {
     BEGIN { s = seed + 7777 }
     { print $0, (rnd() < 0.40 ? "owner" : "scav") }'
 }
+# --gpus: 8 % GPU jobs from their own generator (seed + 4242).
+add_gpus() {
+  awk -v seed="$seed" '
+    function rnd() { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648 }
+    BEGIN { s = seed + 4242 }
+    {
+      if (rnd() >= 0.08) { print; next }
+      nodes = rnd() < 0.80 ? 1 : 2
+      tasks = nodes * (1 + int(rnd() * 8))
+      mem = rnd() < 0.60 ? 0 : 1024 * (16 + int(rnd() * 113))
+      g = 1 + int(rnd() * 4)
+      $1 = nodes; $2 = tasks; $3 = 1; $4 = mem
+      print $0, "gpus=" g
+    }'
+}
 list() {
-  if [ "$preempt" = 1 ]; then list_shared | add_partitions
-  elif [ "$shared" = 1 ]; then list_shared; else list_whole; fi
+  local l=list_whole
+  [ "$shared" = 0 ] || l=list_shared
+  if [ "$preempt" = 1 ]; then $l | add_partitions; else $l; fi |
+    if [ "$gpus" = 1 ]; then add_gpus; else cat; fi
 }
 list_fill() {
   awk -v n="$fill_nodes" -v c="$fill_cpus" \
@@ -131,9 +158,11 @@ case "$mode" in
       exit
     fi
     if [ "$shared" = 1 ]; then
-      list | while read -r nodes tasks cpt mem limit run part; do
+      list | while read -r nodes tasks cpt mem limit run part g; do
+        case "$part" in gpus=*) g=$part; part="";; esac
         sbatch -Q -N "$nodes" -n "$tasks" -c "$cpt" \
           $( [ -z "$part" ] || echo "-p $part" ) \
+          $( [ -z "$g" ] || echo "--gpus-per-node=${g#gpus=}" ) \
           $( [ "$mem" = 0 ] || echo "--mem=$mem" ) \
           $( [ "$nodes" = 1 ] || echo "--ntasks-per-node=$((tasks / nodes))" ) \
           -t "$limit" -D "$dir" -o /dev/null -J "q$nodes" --wrap "sleep $run" >/dev/null
@@ -144,5 +173,5 @@ case "$mode" in
       sbatch -Q --exclusive -N "$nodes" -t "$limit" -D "$dir" -o /dev/null \
         -J "q$nodes" --wrap "sleep $run" >/dev/null
     done;;
-  *) sed -n '2,36p' "$0" >&2; exit 2;;
+  *) sed -n '2,45p' "$0" >&2; exit 2;;
 esac

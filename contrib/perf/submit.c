@@ -12,7 +12,8 @@
  * (no --mem when mem_mb is 0: DefMemPerCPU applies; --ntasks-per-node only
  * for more than one node).  Such a line may end in a partition name and
  * then a job name ("... run_s scav fill": -p scav -J fill; queue.sh
- * --preempt and queue.sh fill).
+ * --preempt and queue.sh fill).  A token "gpus=G" after the numbers asks
+ * for G GPUs on each node (--gpus-per-node G; queue.sh --gpus).
  * 50,000 sbatch processes take about ten minutes on two cores; one process
  * calling slurm_submit_batch_job() needs a fraction of that.
  *
@@ -21,30 +22,58 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+
+/* The words after the numbers: "gpus=G" (GPUs per node, written as a
+ * tres_per_node "gres:gpu:G" into tres), then a partition, then a job name.
+ * Returns 0, or -1 for more words than that. */
+static int parse_words(char *rest, char *part, char *jname, char *tres)
+{
+	char *save = NULL, *w;
+	int k = 0;
+
+	part[0] = jname[0] = tres[0] = '\0';
+	for (w = strtok_r(rest, " \t\n", &save); w;
+	     w = strtok_r(NULL, " \t\n", &save)) {
+		if (!strncmp(w, "gpus=", 5))
+			snprintf(tres, 32, "gres:gpu:%s", w + 5);
+		else if (k == 0 && ++k)
+			snprintf(part, 64, "%s", w);
+		else if (k == 1 && ++k)
+			snprintf(jname, 16, "%s", w);
+		else
+			return -1;
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
 	char *env[] = { "PATH=/usr/bin:/bin", NULL };
 	const char *dir = argc > 1 ? argv[1] : "/tmp";
 	unsigned v[6], nodes, limit, run, line = 0, failed = 0;
-	char buf[256], part[64], jname[16];
+	char buf[256], part[64], jname[16], tres[32];
 
 	slurm_init(NULL);
 	while (fgets(buf, sizeof(buf), stdin)) {
 		job_desc_msg_t d;
 		submit_response_msg_t *resp = NULL;
 		char script[64], name[16];
-		int n = sscanf(buf, "%u %u %u %u %u %u %63s %15s", &v[0], &v[1],
-			       &v[2], &v[3], &v[4], &v[5], part, jname);
+		int used = 0;
+		int n = sscanf(buf, "%u %u %u %u %u %u%n", &v[0], &v[1],
+			       &v[2], &v[3], &v[4], &v[5], &used);
 
 		line++;
-		if (n != 3 && (n < 6 || n > 8)) {
+		part[0] = jname[0] = tres[0] = '\0';
+		if (n == 6 && parse_words(buf + used, part, jname, tres) < 0)
+			n = -1;
+		if (n != 3 && n != 6) {
 			fprintf(stderr, "submit: line %u: expected 3 or 6 numbers "
-				"(then a partition and a job name)\n", line);
+				"(then gpus=G, a partition and a job name)\n", line);
 			return 1;
 		}
 		nodes = v[0];
@@ -53,9 +82,11 @@ int main(int argc, char **argv)
 		slurm_init_job_desc_msg(&d);
 		snprintf(script, sizeof(script), "#!/bin/sh\nsleep %u\n", run);
 		snprintf(name, sizeof(name), "q%u", nodes);
-		d.name = n == 8 ? jname : name;
-		if (n >= 7)
+		d.name = jname[0] ? jname : name;
+		if (part[0])
 			d.partition = part;
+		if (tres[0])
+			d.tres_per_node = tres;	/* --gpus-per-node */
 		d.script = script;
 		d.min_nodes = d.max_nodes = nodes;
 		d.time_limit = limit;

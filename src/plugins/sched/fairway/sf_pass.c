@@ -1068,6 +1068,8 @@ static bool requeued_waiting(const job_record_t *job, time_t now)
 	       (!job->step_list || !list_count(job->step_list));
 }
 
+/* A requeued job's queue records: one per partition (with the job's
+ * priority: slurmctld holds no per-partition one for it yet). */
 static void append_requeued_job(list_t *queue, job_record_t *job)
 {
 	job_queue_req_t req = { .job_ptr = job, .job_queue = queue,
@@ -1786,24 +1788,11 @@ static void record_victims(const struct pass *p, job_record_t *job,
 	pthread_mutex_unlock(&sf.tab_mu);
 }
 
-/* A victim this pass just had preempted, as a pending job joining the
- * pass (fw_plan_late), in the partition it ran in. */
-static void add_late(struct pass *p, job_record_t *v)
+/* One queue record of a victim joining the pass late (e owns rec). */
+static void add_late_rec(struct pass *p, job_queue_rec_t *rec)
 {
-	job_queue_rec_t *rec;
-	struct qentry *e;
+	struct qentry *e = xcalloc(1, sizeof(*e));
 
-	/* already in the pass: it was being requeued when the pass began,
-	 * and the job that preempted it has now let slurmctld finish */
-	if (idset_has(&p->requeuing, v->job_id))
-		return;
-	rec = xcalloc(1, sizeof(*rec));
-	rec->job_ptr = v;
-	rec->job_id = v->job_id;
-	rec->array_task_id = v->array_task_id;
-	rec->part_ptr = v->part_ptr;
-	rec->priority = v->priority;
-	e = xcalloc(1, sizeof(*e));
 	if (!qentry_from_rec(p, e, rec)) {
 		xfree(e);
 		return;
@@ -1815,6 +1804,25 @@ static void add_late(struct pass *p, job_record_t *v)
 	}
 	p->lq[p->nlq] = e;
 	fw_plan_late_add(p->late, &e->fj, p->nlq++);
+}
+
+/* A victim this pass just had preempted, as a pending job joining the
+ * pass (fw_plan_late): the records later passes give it
+ * (append_requeued_job: each of its partitions). */
+static void add_late(struct pass *p, job_record_t *v)
+{
+	list_t *recs;
+	job_queue_rec_t *rec;
+
+	/* already in the pass: it was being requeued when the pass began,
+	 * and the job that preempted it has now let slurmctld finish */
+	if (idset_has(&p->requeuing, v->job_id))
+		return;
+	recs = list_create(xfree_ptr);
+	append_requeued_job(recs, v);
+	while ((rec = list_pop(recs)))
+		add_late_rec(p, rec);
+	FREE_NULL_LIST(recs);
 }
 
 /* The victims select_nodes() just signalled (got, n) that slurmctld
