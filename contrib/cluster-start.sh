@@ -35,6 +35,9 @@
 #                        (its own slurm-frontend.conf: see below; gpu
 #                        with placeholder device files); slurmctld ignores
 #                        the excess on nodes with fewer)
+#     --gres-weight W    nodes with --gres get Weight=W (others keep
+#                        Slurm's default 1: lower weights are allocated
+#                        first, so W > 1 keeps other jobs off them)
 #     --dbd              also start MariaDB + slurmdbd (accounting storage)
 #     --dbd-port P       slurmdbd port; MariaDB listens on P+1 (default:
 #                        SlurmctldPort+999)
@@ -56,6 +59,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=fw; nodes=4; cpus=2; mem=1000; port=17000
 plugins="$top/plugins"; extra=""; fwconf=""; dbd=0; fairway=1; dir=""; gres=""
+gres_weight=""
 dbdport=""; frontend=""; more_params=""; select_params=""; threads=
 select_type=select/cons_tres
 topo=""
@@ -76,12 +80,13 @@ while [ $# -gt 0 ]; do
     --fairway-conf) fwconf=$2; shift 2;;
     --topology) topo=$2; shift 2;;
     --gres) gres="$gres${gres:+ }$2"; shift 2;;
+    --gres-weight) gres_weight=$2; shift 2;;
     --dbd) dbd=1; shift;;
     --dbd-port) dbdport=$2; shift 2;;
     --no-fairway) fairway=0; shift;;
     --sched-params) more_params=$2; shift 2;;
     --frontend) frontend=$2; shift 2;;
-    -h|--help) sed -n '2,42p' "$0"; exit 0;;
+    -h|--help) sed -n '2,56p' "$0"; exit 0;;
     *) echo "cluster-start: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -178,7 +183,7 @@ fe_node_lines() {
   for i in $(seq 2 $((nodes + 1))); do
     g=${node_gres[$i]:-}
     [ "$i" -le "$nodes" ] && [ "$g" = "$prev" ] && continue
-    echo "NodeName=n[$a-$((i - 1))] NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem${prev:+ Gres=$prev} State=UNKNOWN"
+    echo "NodeName=n[$a-$((i - 1))] NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem${prev:+ Gres=$prev}${prev:+${gres_weight:+ Weight=$gres_weight}} State=UNKNOWN"
     a=$i; prev=$g
   done
 }
@@ -230,7 +235,7 @@ $(fe_node_lines)"
   [ -n "$gres" ] || rm -f "$dir/etc/gres.conf"
 elif [ -n "$gres" ]; then
   node_lines=$(for i in $(seq 1 "$nodes"); do
-    node_range "$i" "$i" "${node_gres[$i]:+Gres=${node_gres[$i]}}"; done)
+    node_range "$i" "$i" "${node_gres[$i]:+Gres=${node_gres[$i]}${gres_weight:+ Weight=$gres_weight}}"; done)
 else
   node_lines=$(node_range 1 "$nodes")
   rm -f "$dir/etc/gres.conf"

@@ -45,6 +45,8 @@
 #                      front-end slurmd reports no devices) and the queue
 #                      is queue.sh --gpus (8 % of the jobs ask for 1-4 GPUs
 #                      per node with --gpus-per-node)
+#     --gpu-weight W   with --gpus: the GPU nodes get Weight=W (others 1), so
+#                      both schedulers' select plugin takes them last
 #     --plugins DIR    directory of sched_fairway.so (default <top>/plugins)
 #
 # For each scheduler: start a front-end cluster (contrib/cluster-start.sh
@@ -63,7 +65,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 nodes=2000; jobs=5000; duration=240; scheds="backfill-full backfill fairway"
 window=10080; port=23000; out=""; seed=1; use_perf=0; maxn=""
-shared=0; cpus=64; mem=262144; plugins=""; preempt=0; gpus=0
+shared=0; cpus=64; mem=262144; plugins=""; preempt=0; gpus=0; gpu_weight=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes=$2; shift 2;;
@@ -79,10 +81,11 @@ while [ $# -gt 0 ]; do
     --shared) shared=1; shift;;
     --preempt) preempt=1; shared=1; shift;;
     --gpus) gpus=$2; shared=1; shift 2;;
+    --gpu-weight) gpu_weight=$2; shift 2;;
     --cpus) cpus=$2; shift 2;;
     --mem) mem=$2; shift 2;;
     --plugins) plugins=$2; shift 2;;
-    -h|--help) sed -n '2,59p' "$0"; exit 0;;
+    -h|--help) sed -n '2,61p' "$0"; exit 0;;
     *) echo "measure.sh: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -327,6 +330,7 @@ run_one() {
     ${fwconf:+--fairway-conf "$fwconf"} \
     $([ "$shared" = 1 ] && echo "--cpus $cpus --mem $mem") \
     $([ "$gpus" = 0 ] || echo "--gres $((nodes - gpus + 1))-$nodes:gpu:a100:4") \
+    ${gpu_weight:+--gres-weight "$gpu_weight"} \
     > "$rdir/cluster-start.log" 2>&1 || { tail -20 "$rdir/cluster-start.log" >&2; die "cluster did not start; see $cdir/log"; }
   # shellcheck disable=SC1091
   source "$cdir/env"

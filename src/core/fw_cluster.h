@@ -42,6 +42,9 @@ struct fw_node_def {
 	uint32_t ngres_unit;
 	int32_t island;		/* switch/island id >= 0, or -1 for none */
 	bool usable;		/* false: down/drained for the life of the cluster */
+	/* Slurm's node Weight: nodes of lower weight are allocated first
+	 * (fw_cluster.by_weight).  0 counts as 1, Slurm's default. */
+	uint32_t weight;
 };
 
 struct fw_partition_def {
@@ -66,6 +69,7 @@ struct fw_cnode {
 				   no limit; 0: none for that GRES) */
 	int32_t island;
 	bool usable;
+	uint32_t weight;	/* >= 1 */
 	uint32_t type;		/* index into fw_cluster.types */
 	int32_t island_idx;	/* index into fw_cluster.islands, -1 none */
 };
@@ -120,6 +124,9 @@ struct fw_cluster {
 	struct fw_bitset *usable;
 	uint32_t *part_type_cnt;	/* [part * ntypes + type]: usable nodes
 					   of that type in that partition */
+	/* Every node index by (weight, index), as select/cons_tres takes
+	 * nodes; NULL when all nodes have the same weight (index order). */
+	uint32_t *by_weight;
 	bool final;
 	/* Name lookup (open addressing over node indices). */
 	uint32_t hash_cap;

@@ -186,14 +186,6 @@ static void add_rrec(struct fw_plan *p, const struct fw_plan_job *j,
 	}
 }
 
-static int32_t end_of(int32_t c, int32_t L0, int32_t L)
-{
-	if (c == 0)
-		return L0;
-	if (L == FW_TL_INF || (int64_t)c + L >= FW_TL_INF)
-		return FW_TL_INF;
-	return c + L;
-}
 
 /* What holds the waiting node-sharing job's planned nodes until its
  * start (before its own booking). */

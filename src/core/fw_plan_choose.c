@@ -16,9 +16,32 @@ int u32_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* choose_nodes' free nodes on a cluster with node weights: in (weight,
+ * index) order, as Slurm allocates them. */
+static uint32_t choose_by_weight(struct fw_plan *p, const struct cand *cd,
+				 const uint64_t *im, const uint64_t *req,
+				 uint32_t want)
+{
+	const uint64_t *X = p->sc.X;
+
+	for (uint32_t k = 0; k < p->cl->nnodes && p->nsel < want; k++) {
+		uint32_t b = p->cl->by_weight[k], w = b >> 6;
+		uint64_t bit = UINT64_C(1) << (b & 63);
+
+		if (w < cd->xlo || w >= cd->xhi || !(X[w] & bit) ||
+		    (im && !(im[w] & bit)) || (req && (req[w] & bit)))
+			continue;
+		p->nodes->w[w] |= bit;
+		p->sel[p->nsel++] = b;
+	}
+	qsort(p->sel, p->nsel, sizeof(*p->sel), u32_cmp);
+	return p->nsel;
+}
+
 /*
  * nodes (and the sorted list sel) = the job's required nodes plus the
- * lowest free indices (inside the chosen island) up to `want`; with
+ * lowest free indices (inside the chosen island; with node weights the
+ * lowest (weight, index)) up to `want`; with
  * `with_allowed` also allowed = every free node there (START_NOW).  Only
  * the words [xlo, xhi) of the search's X are looked at.  Returns the
  * number of nodes chosen.
@@ -46,6 +69,8 @@ uint32_t choose_nodes(struct fw_plan *p, const struct cand *cd,
 			p->sel[p->nsel++] = (uint32_t)i;
 		}
 	}
+	if (p->cl->by_weight)
+		return choose_by_weight(p, cd, im, req, want);
 	for (uint32_t w = cd->xlo; w < cd->xhi && p->nsel < want; w++) {
 		uint64_t x = X[w];
 
@@ -81,8 +106,69 @@ void sel_to_nodes(struct fw_plan *p)
  * 64-node blocks of the chosen nodes: enough room for the select plugin to
  * place the job its own way, at a cost that does not grow with the
  * cluster (a scan of every node per start made a 10,000-node pass of
- * 1,000 small jobs cost 200 ms).
+ * 1,000 small jobs cost 200 ms).  With node weights: choose_weighted.
  */
+/* Add node b to the selection (nodes and sel) unless it is in already. */
+static void select_node(struct fw_plan *p, uint32_t b)
+{
+	if (!fw_bitset_test(p->nodes, b)) {
+		fw_bitset_set(p->nodes, b);
+		p->sel[p->nsel++] = b;
+	}
+}
+
+/* Fitting candidates gathered beyond the nodes needed, inside the lowest
+ * weight, so that select/cons_tres still chooses its own way among them. */
+#define WEIGHT_ROOM 64
+
+/*
+ * choose_shared on a cluster whose nodes have different weights: Slurm
+ * takes the lowest weights first, and the search's lowest indices (and
+ * their 64-node blocks) would override the site's weights.  The nodes
+ * are the job's required ones, then the candidates that fit for the
+ * whole run in (weight, index) order; allowed = those plus further
+ * fitting candidates of the same weight as the last one chosen, up to
+ * WEIGHT_ROOM.  The search found the job's nodes_min nodes among the
+ * fitting candidates, so there are enough.  Costs a bit test per node
+ * and a fit test per candidate walked.
+ */
+static uint32_t choose_weighted(struct fw_plan *p, const struct fw_plan_job *j,
+				const struct cand *cd, uint32_t want)
+{
+	const struct fw_cluster *cl = p->cl;
+	uint32_t room = 0, wlast = 0;
+	int64_t i;
+
+	fw_bitset_clear_all(p->allowed);
+	fw_bitset_clear_all(p->nodes);
+	p->nsel = 0;
+	if (j->req_nodes) {
+		FW_BITSET_FOREACH(j->req_nodes, i) {
+			fw_bitset_set(p->allowed, (uint32_t)i);
+			select_node(p, (uint32_t)i);
+		}
+	}
+	for (uint32_t k = 0; k < cl->nnodes; k++) {
+		uint32_t b = cl->by_weight[k];
+
+		if (p->nsel >= want &&
+		    (room >= WEIGHT_ROOM || cl->nodes[b].weight != wlast))
+			break;
+		if (!fw_bitset_test(p->sh->cand, b) ||
+		    !fw_share_fits(p->sh, b, 0, cd->L0))
+			continue;
+		fw_bitset_set(p->allowed, b);
+		if (p->nsel < want) {
+			select_node(p, b);
+			wlast = cl->nodes[b].weight;
+		} else {
+			room++;
+		}
+	}
+	qsort(p->sel, p->nsel, sizeof(*p->sel), u32_cmp);
+	return p->nsel;
+}
+
 uint32_t choose_shared(struct fw_plan *p, const struct cand *cd,
 		       const struct fw_plan_job *j, uint32_t want)
 {
@@ -92,6 +178,8 @@ uint32_t choose_shared(struct fw_plan *p, const struct cand *cd,
 
 	shared_cand(p, cd, cd->island);
 	shared_view(p, j);
+	if (p->cl->by_weight)
+		return choose_weighted(p, j, cd, want);
 	fw_bitset_clear_all(p->allowed);
 	for (uint32_t k = 0; k < p->nsel; k++) {
 		uint32_t w = p->sel[k] >> 6;

@@ -41,6 +41,7 @@ void fw_cluster_free(struct fw_cluster *c)
 	for (uint32_t i = 0; i < c->ntypes; i++)
 		fw_bitset_free(c->types[i].nodes);
 	free(c->part_type_cnt);
+	free(c->by_weight);
 	for (uint32_t i = 0; i < c->nislands; i++)
 		fw_bitset_free(c->islands[i].nodes);
 	fw_bitset_free(c->usable);
@@ -162,6 +163,7 @@ int32_t fw_cluster_add_node(struct fw_cluster *c, const struct fw_node_def *d,
 	}
 	n->island = d->island;
 	n->usable = d->usable;
+	n->weight = d->weight ? d->weight : 1;
 	n->island_idx = -1;
 	c->nnodes++;
 	if (2 * c->nnodes > c->hash_cap)
@@ -386,6 +388,35 @@ static void count_part_types(struct fw_cluster *c)
 	}
 }
 
+/* Sort keys (weight << 32 | index): qsort without a context pointer. */
+static int weight_key_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* by_weight, when the nodes do not all have the same weight. */
+static void order_by_weight(struct fw_cluster *c)
+{
+	uint64_t *key;
+	uint32_t i;
+
+	for (i = 1; i < c->nnodes; i++)
+		if (c->nodes[i].weight != c->nodes[0].weight)
+			break;
+	if (i == c->nnodes)
+		return;
+	key = fw_xcalloc(c->nnodes, sizeof(*key));
+	for (i = 0; i < c->nnodes; i++)
+		key[i] = (uint64_t)c->nodes[i].weight << 32 | i;
+	qsort(key, c->nnodes, sizeof(*key), weight_key_cmp);
+	c->by_weight = fw_xcalloc(c->nnodes, sizeof(*c->by_weight));
+	for (i = 0; i < c->nnodes; i++)
+		c->by_weight[i] = (uint32_t)key[i];
+	free(key);
+}
+
 int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err)
 {
 	if (frozen(c, "cluster", NULL, err))
@@ -410,6 +441,7 @@ int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err)
 	}
 	derive_islands(c);
 	count_part_types(c);
+	order_by_weight(c);
 	c->final = true;
 	return 0;
 }

@@ -183,12 +183,47 @@ void shared_cand(struct fw_plan *p, const struct cand *cd, int32_t k)
 		c->w[w] = im ? cd->E[w] & im[w] : cd->E[w];
 }
 
-/* Keep the share layer's chosen nodes as the plan's selection. */
-static void keep_shared_sel(struct fw_plan *p, struct cand *cd)
+/*
+ * With node weights: the selection re-picked as the first nodes of the
+ * candidates (s->cand, as the search had them) that fit from slot c on,
+ * in (weight, index) order, as Slurm allocates them.  The search's lowest
+ * indices stay when they all have the cluster's lowest weight (no node
+ * can come before them), and if fewer nodes fit than the search found
+ * (it found them fitting: a safety net).  One fit test per candidate
+ * walked.
+ */
+static void weigh_sel(struct fw_plan *p, const struct cand *cd, int32_t c)
+{
+	const struct fw_cluster *cl = p->cl;
+	const struct fw_share *s = p->sh;
+	uint32_t wmin = cl->nodes[cl->by_weight[0]].weight, m = 0, k;
+	int32_t b = end_of(c, cd->L0, cd->L);
+
+	for (k = 0; k < p->nsel; k++)
+		if (cl->nodes[p->sel[k]].weight != wmin)
+			break;
+	if (k == p->nsel)
+		return;
+	for (k = 0; k < cl->nnodes && m < p->nsel; k++) {
+		uint32_t v = cl->by_weight[k];
+
+		if (fw_bitset_test(s->cand, v) && fw_share_fits(s, v, c, b))
+			p->wsel[m++] = v;
+	}
+	if (m < p->nsel)
+		return;
+	qsort(p->wsel, m, sizeof(*p->wsel), u32_cmp);
+	memcpy(p->sel, p->wsel, m * sizeof(*p->sel));
+}
+
+/* Keep the share layer's chosen nodes (start c) as the plan's selection. */
+static void keep_shared_sel(struct fw_plan *p, struct cand *cd, int32_t c)
 {
 	cd->sel_valid = true;
 	memcpy(p->sel, p->sh->sel, p->sh->nsel * sizeof(uint32_t));
 	p->nsel = p->sh->nsel;
+	if (p->cl->by_weight)
+		weigh_sel(p, cd, c);
 }
 
 /*
@@ -256,7 +291,7 @@ static int32_t place_shared(struct fw_plan *p, const struct fw_plan_job *j,
 		best = fw_share_earliest(p->sh, p->sh->cand, n, c, cmax,
 					 cd->L0, cd->L);
 		if (best >= 0)
-			keep_shared_sel(p, cd);
+			keep_shared_sel(p, cd, best);
 		return best;
 	}
 	for (k = 0; k < (int32_t)p->cl->nislands; k++) {
@@ -269,7 +304,7 @@ static int32_t place_shared(struct fw_plan *p, const struct fw_plan_job *j,
 		if (ck >= 0 && (best < 0 || ck < best)) {
 			best = ck;
 			cd->island = k;
-			keep_shared_sel(p, cd);
+			keep_shared_sel(p, cd, ck);
 		}
 	}
 	if (any0 && best != 0 && c == 0) {
@@ -277,7 +312,7 @@ static int32_t place_shared(struct fw_plan *p, const struct fw_plan_job *j,
 		if (fw_share_earliest(p->sh, p->sh->cand, n, 0, 0, cd->L0,
 				      cd->L) == 0) {
 			cd->island = -1;
-			keep_shared_sel(p, cd);
+			keep_shared_sel(p, cd, 0);
 			return 0;
 		}
 	}

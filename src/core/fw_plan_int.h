@@ -272,6 +272,8 @@ struct fw_plan {
 	/* Scratch node sets handed out in decisions. */
 	struct fw_bitset *allowed, *nodes, *Ec, *Eb, *tmp;
 	uint32_t *sel;			/* nodes chosen, sorted */
+	uint32_t *wsel;			/* weigh_sel's scratch (nnodes;
+					   only with node weights) */
 	uint32_t nsel;
 
 	struct fw_plan_stats stats;
@@ -281,6 +283,17 @@ struct fw_plan {
 /* ------------------------------------------------------------------ */
 /* Time <-> slots                                                      */
 /* ------------------------------------------------------------------ */
+
+/* End slot of a job starting at slot c: L0 slots long at c == 0 (now is
+ * inside slot 0), else L; FW_TL_INF past the timeline. */
+static inline int32_t end_of(int32_t c, int32_t L0, int32_t L)
+{
+	if (c == 0)
+		return L0;
+	if (L == FW_TL_INF || (int64_t)c + L >= FW_TL_INF)
+		return FW_TL_INF;
+	return c + L;
+}
 
 static inline int64_t div_floor(int64_t a, int64_t b)
 {

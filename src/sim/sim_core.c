@@ -184,6 +184,7 @@ static int build_cluster(struct sim_core *k, struct fw_err *err)
 			.name = c->node[i].name, .cpus = c->node[i].cpus,
 			.mem_mb = c->node[i].mem_mb, .gpus = c->node[i].gpus,
 			.island = c->node[i].island, .usable = true,
+			.weight = c->node[i].weight,
 		};
 		if (fw_cluster_add_node(k->cl, &d, err) < 0)
 			return -1;

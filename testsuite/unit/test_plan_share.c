@@ -32,6 +32,7 @@ struct sh_node {
 	uint32_t cpus;
 	uint64_t mem;
 	uint32_t a100, v100;	/* typed GPUs (gres "gpu:a100", "gpu:v100") */
+	uint32_t weight;	/* node Weight (0: Slurm's default 1) */
 };
 
 /* A shared cluster of the given nodes, one partition "all"; GRES 0 is
@@ -54,6 +55,7 @@ static struct fw_cluster *sh_cluster(const struct sh_node *nd, uint32_t n,
 			.name = name, .cpus = nd[i].cpus, .mem_mb = nd[i].mem,
 			.gpus = nd[i].a100 + nd[i].v100, .gres = g,
 			.ngres = 2, .island = -1, .usable = true,
+			.weight = nd[i].weight,
 		};
 
 		snprintf(name, sizeof(name), "n%u", i + 1);
@@ -142,7 +144,7 @@ static enum fw_plan_kind decide(struct world *w, const struct fw_plan_job *j,
 	return d->kind;
 }
 
-static const struct sh_node node8 = { 8, 16000, 0, 0 };
+static const struct sh_node node8 = { 8, 16000, 0, 0, 0 };
 
 /* ------------------------------------------------------- hand-worked */
 
@@ -529,7 +531,7 @@ END_TEST
  * n2 (the second v100). */
 START_TEST(typed_gpus)
 {
-	struct sh_node nd[2] = { { 8, 16000, 2, 0 }, { 8, 16000, 0, 2 } };
+	struct sh_node nd[2] = { { 8, 16000, 2, 0, 0 }, { 8, 16000, 0, 2, 0 } };
 	struct fw_gres_count a100 = { 0, 1 }, v100 = { 1, 1 }, held = { 0, 2 };
 	struct fw_node_use u = { .node = 0, .cpus = 2, .mem_mb = 1000,
 				 .gpus = 2, .gres = &held, .ngres = 1 };
@@ -929,6 +931,11 @@ static void pscen_build(struct pscen *S, uint64_t seed)
 			S->nd[i].a100 = 1 + rnd(&r, 2);
 		else if (rnd(&r, 3) == 0)
 			S->nd[i].v100 = 2;
+		/* a third of the worlds weight their nodes (node choice in
+		 * weight order); outside the random stream, so the worlds
+		 * are otherwise those of the unweighted test */
+		if (seed % 3 == 0)
+			S->nd[i].weight = 1 + (uint32_t)((i * 7 + seed) % 3);
 	}
 	for (uint32_t i = 0; i < S->n; i++) {
 		uint32_t k = rnd(&r, 3);
@@ -1202,6 +1209,80 @@ START_TEST(property_no_oversubscription)
 }
 END_TEST
 
+/* The node indices of a bitset, as a string ("0,2"). */
+static const char *idx_list(const struct fw_bitset *b, char *buf, size_t n)
+{
+	size_t o = 0;
+	int64_t i;
+
+	buf[0] = '\0';
+	FW_BITSET_FOREACH(b, i)
+		o += (size_t)snprintf(buf + o, n - o, "%s%lld", o ? "," : "",
+				      (long long)i);
+	return buf;
+}
+
+/* Node Weight: Slurm allocates the lowest weights first.  Four idle
+ * 8-CPU nodes, n1 and n2 of weight 10 (a site's GPU nodes, kept for
+ * last), n3 and n4 of weight 1.  A 1-CPU job starting now gets n3
+ * (index 2), and select_nodes() is offered the fitting nodes of that
+ * weight only (n3, n4), not the lowest-numbered block; a job of two
+ * whole 8-CPU nodes (planned by whole nodes) then gets n4 (the only
+ * weight-1 node with 8 CPUs free) and n1, and may use every free node
+ * (n1, n2, n4: cons_tres applies the weights itself).  With all weights
+ * equal the 1-CPU job gets n1 and may use every node.  Waiting jobs:
+ * below. */
+START_TEST(node_weight_lowest_first)
+{
+	struct sh_node nd[4] = { { 8, 16000, 0, 0, 10 }, { 8, 16000, 0, 0, 10 },
+				 { 8, 16000, 0, 0, 1 }, { 8, 16000, 0, 0, 1 } };
+	struct fw_plan_job a = sh_job(1, 200, 1, 1, 1000, 30 * MIN);
+	struct fw_plan_job b = sh_job(2, 100, 2, 8, 1000, 30 * MIN);
+	struct fw_plan_decision d;
+	struct world w;
+	char buf[64];
+
+	world_new(&w, nd, 4, false);
+	ck_assert_ptr_nonnull(w.cl->by_weight);
+	ck_assert_int_eq(decide(&w, &a, &d), FW_PLAN_START_NOW);
+	ck_assert_str_eq(idx_list(d.nodes, buf, sizeof(buf)), "2");
+	ck_assert_str_eq(idx_list(d.allowed, buf, sizeof(buf)), "2,3");
+	ck_assert_int_eq(decide(&w, &b, &d), FW_PLAN_START_NOW);
+	ck_assert_str_eq(idx_list(d.nodes, buf, sizeof(buf)), "0,3");
+	ck_assert_str_eq(idx_list(d.allowed, buf, sizeof(buf)), "0,1,3");
+	world_free(&w);
+
+	/* Waiting jobs are planned on nodes in weight order too: every
+	 * node busy until +1 h; a 1-CPU job is reserved on n3 at +1 h, an
+	 * 8-CPU job on n4 (n3 then has 7 CPUs), a job of two 8-CPU nodes on
+	 * n1 and n2. */
+	world_new(&w, nd, 4, false);
+	for (uint32_t k = 0; k < 4; k++)
+		run_use(&w, k, 8, 1000, NOW + H);
+	a.id = 3;
+	ck_assert_int_eq(decide(&w, &a, &d), FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + H);
+	ck_assert_str_eq(idx_list(d.nodes, buf, sizeof(buf)), "2");
+	b = sh_job(4, 90, 1, 8, 1000, 30 * MIN);
+	ck_assert_int_eq(decide(&w, &b, &d), FW_PLAN_RESERVED);
+	ck_assert_str_eq(idx_list(d.nodes, buf, sizeof(buf)), "3");
+	b = sh_job(5, 80, 2, 8, 1000, 30 * MIN);
+	ck_assert_int_eq(decide(&w, &b, &d), FW_PLAN_RESERVED);
+	ck_assert_int_eq(d.start, NOW + H);
+	ck_assert_str_eq(idx_list(d.nodes, buf, sizeof(buf)), "0,1");
+	world_free(&w);
+
+	for (int k = 0; k < 4; k++)
+		nd[k].weight = 0;
+	world_new(&w, nd, 4, false);
+	ck_assert_ptr_null(w.cl->by_weight);
+	ck_assert_int_eq(decide(&w, &a, &d), FW_PLAN_START_NOW);
+	ck_assert_str_eq(idx_list(d.nodes, buf, sizeof(buf)), "0");
+	ck_assert_str_eq(idx_list(d.allowed, buf, sizeof(buf)), "0,1,2,3");
+	world_free(&w);
+}
+END_TEST
+
 Suite *plan_share_suite(void)
 {
 	Suite *s = suite_create("plan_share");
@@ -1224,6 +1305,7 @@ Suite *plan_share_suite(void)
 	tcase_add_test(t, started_use_books_the_real_allocation);
 	tcase_add_test(t, partial_reservation_hold);
 	tcase_add_test(t, main_pass_reasons);
+	tcase_add_test(t, node_weight_lowest_first);
 	suite_add_tcase(s, t);
 	tcase_add_loop_test(q, property_no_oversubscription, 0, 300);
 	tcase_set_timeout(q, 120);

@@ -656,6 +656,43 @@ START_TEST(shared_nodes_pack_by_cpus)
 END_TEST
 
 /*
+ * Node Weight (lower first, as Slurm allocates): n1 of weight 10, n2 of
+ * weight 1.  Shared: two 2-CPU jobs both go to n2, a third to n1.  Whole
+ * nodes (select/linear): the first job gets n2, the second n1.
+ */
+START_TEST(nodes_in_weight_order)
+{
+	static const char wshared[] =
+		"NodeName=n1 CPUs=4 RealMemory=8000 Weight=10\n"
+		"NodeName=n2 CPUs=4 RealMemory=8000 Weight=1\n"
+		"PartitionName=p Nodes=n[1-2] Default=YES MaxTime=1-0\n";
+	static const char wlinear[] =
+		"SelectType=select/linear\n"
+		"NodeName=n1 CPUs=4 RealMemory=8000 Weight=10\n"
+		"NodeName=n2 CPUs=4 RealMemory=8000 Weight=1\n"
+		"PartitionName=p Nodes=n[1-2] Default=YES MaxTime=1-0\n";
+	static const char jobs[] =
+		"id,submit,cpus,time_limit,run_time\n"
+		"1,1704067200,2,1:00:00,1:00:00\n"
+		"2,1704067200,2,1:00:00,1:00:00\n"
+		"3,1704067200,2,1:00:00,1:00:00\n";
+	struct sim_options o = { .policy = SIM_POLICY_EASY };
+	struct run x;
+	struct fw_err e;
+
+	ck_assert_int_eq(run_case(&x, wshared, NULL, jobs, &o, &e), 0);
+	ck_assert_uint_eq(job(&x, 1)->node[0], 1);
+	ck_assert_uint_eq(job(&x, 2)->node[0], 1);
+	ck_assert_uint_eq(job(&x, 3)->node[0], 0);
+	run_free(&x);
+	ck_assert_int_eq(run_case(&x, wlinear, NULL, jobs, &o, &e), 0);
+	ck_assert_uint_eq(job(&x, 1)->node[0], 1);
+	ck_assert_uint_eq(job(&x, 2)->node[0], 0);
+	run_free(&x);
+}
+END_TEST
+
+/*
  * Memory, not CPUs: 1-CPU jobs of 5,000 MB on 8,000 MB nodes run one per
  * node although 3 CPUs stay idle: jobs 1-2 at 0, 3-4 at 1 h.  A 1-CPU job
  * of 2,000 MB (5) fits beside them at 0 on n1.
@@ -1276,6 +1313,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, default_account_from_the_tree);
 	tcase_add_test(tc, swf_dependencies);
 	tcase_add_test(tc, shared_nodes_pack_by_cpus);
+	tcase_add_test(tc, nodes_in_weight_order);
 	tcase_add_test(tc, shared_nodes_memory_bound);
 	tcase_add_test(tc, shared_random_never_oversubscribes);
 	tcase_add_test(tc, preempt_requeue_youngest);

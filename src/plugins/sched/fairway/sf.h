@@ -82,6 +82,7 @@ struct sf {
 	struct fw_cluster *cluster;       /* rebuilt when nodes/partitions change */
 	time_t cluster_node_stamp, cluster_part_stamp;
 	uint64_t cluster_unit_stamp;	/* shared_units_stamp() at that build */
+	uint64_t cluster_weight_stamp;	/* weights_stamp() at that build */
 	char **lic_names;                 /* cluster license index -> name */
 	struct fw_topo *topo;             /* topology.conf, NULL: no islands */
 	time_t topo_stamp;                /* slurm_conf.last_update it was read at */

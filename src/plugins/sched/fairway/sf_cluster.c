@@ -345,6 +345,26 @@ static uint64_t shared_units_stamp(void)
 	return sum;
 }
 
+/* A node's Weight (slurm.conf, or scontrol update): its configuration
+ * record's; node_record_t.weight only keeps the state-save value. */
+static uint32_t node_weight(const node_record_t *n)
+{
+	return n->config_ptr ? n->config_ptr->weight : 1;
+}
+
+/* The node weights (scontrol update NodeName=... Weight=... changes them
+ * without a reconfigure): a hash of them all, one multiply per node. */
+static uint64_t weights_stamp(void)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (int i = 0; i < node_record_count; i++)
+		if (node_record_table_ptr[i])
+			h = (h ^ node_weight(node_record_table_ptr[i])) *
+			    1099511628211ULL;
+	return h;
+}
+
 struct gres_acc {
 	struct fw_cluster *c;
 	struct fw_gres_count *v;
@@ -405,6 +425,7 @@ static int add_nodes(struct fw_cluster *c, struct fw_err *err)
 		g.n = u.n = 0;
 		if (n) {
 			d.name = n->name;
+			d.weight = node_weight(n);
 			d.cpus = n->cpus;
 			d.mem_mb = n->real_memory;
 			if (fw_cluster_jobs_share(c)) {
@@ -597,11 +618,12 @@ int sf_cluster_refresh(struct fw_err *err)
 {
 	struct fw_cluster *c;
 
-	uint64_t units = shared_units_stamp();
+	uint64_t units = shared_units_stamp(), weights = weights_stamp();
 
 	if (sf.cluster && sf.cluster_node_stamp == slurm_conf.last_update &&
 	    sf.cluster_part_stamp == last_part_update &&
 	    sf.cluster_unit_stamp == units &&
+	    sf.cluster_weight_stamp == weights &&
 	    sf.cluster->nnodes == (uint32_t)node_record_count)
 		return 0;
 	c = fw_cluster_new();
@@ -635,5 +657,6 @@ int sf_cluster_refresh(struct fw_err *err)
 	sf.cluster_node_stamp = slurm_conf.last_update;
 	sf.cluster_part_stamp = last_part_update;
 	sf.cluster_unit_stamp = units;
+	sf.cluster_weight_stamp = weights;
 	return 0;
 }
