@@ -8,6 +8,8 @@
 #    the lowest index: worked out by hand), a waiting 2-node job on n4 and
 #    n1 (n3 is the first job's; then weight 1 before 10).  Before weights
 #    were read the plan named n1 and n[1-2].
+#  - explain says the first waiting job waits for the running job on n3
+#    (a job holding whole nodes: its id was printed as 0 before);
 #  - n3, n4 get Weight=20: the first waiting job is re-planned on n1
 #    (the plugin notices a weight change without a reconfigure);
 #  - when the nodes free, it starts there.
@@ -29,6 +31,9 @@ scenario() {
   c=$(submit -N2 --exclusive -t 1 -J two --wrap "sleep 2")
   wait_until 10 bash -c "[ -n \"\$(squeue -h -j $c -o %Y | grep -v '^(null)$')\" ]"
   sleep 2
+  echo "all_job $a"
+  # sched/fairway only: what explain says the waiting job waits for
+  echo "one_waits_for $(fairway_cmd explain "$b" 2>/dev/null | sed -n 's/^  Waits for: //p' | head -n1 | tr ' ' _)"
   echo "one_planned $(sched_nodes "$b")"
   echo "two_planned $(sched_nodes "$c")"
   scontrol update NodeName=n[3-4] Weight=20
@@ -59,6 +64,8 @@ check_eq "a waiting 1-node job is planned on the lowest-weight node" \
   n3 "$(v "$out_fw" one_planned)"
 check_eq "a waiting 2-node job: the other weight-1 node, then n1" \
   "n[1,4]" "$(v "$out_fw" two_planned)"
+check_eq "explain names the running job that holds n3 (a whole-node job)" \
+  "running_job_$(v "$out_fw" all_job)_on_n3" "$(v "$out_fw" one_waits_for)"
 check_eq "after a weight change (no reconfigure) it is re-planned on n1" \
   n1 "$(v "$out_fw" one_replanned)"
 check_eq "... and starts there" n1 "$(v "$out_fw" one_ran_on)"

@@ -115,6 +115,9 @@ struct pass {
 	size_t nfeat;
 	struct idset estimated;        /* jobs given StartTime in this pass */
 	struct idset requeuing;        /* victims planned as requeued */
+	uint32_t *whole_job;           /* shared cluster: per node, the running
+					  job added whole there (its planner
+					  record has no id), or 0 */
 	/* Shared nodes: what one job holds on each of its nodes (scratch,
 	 * reused job after job). */
 	struct fw_node_use *use;
@@ -406,6 +409,20 @@ static bool job_use(struct pass *p, job_record_t *job, uint32_t *n)
 	return true;
 }
 
+/* A running job added by whole nodes on a shared cluster: remembered per
+ * node, so that `fairway explain` can name it among what a waiting job
+ * waits for (fw_plan_add_running records no job id). */
+static void note_whole_job(struct pass *p, const struct fw_bitset *nodes,
+			   uint32_t job_id)
+{
+	int64_t i;
+
+	if (!p->whole_job)
+		p->whole_job = xcalloc(sf.cluster->nnodes, sizeof(uint32_t));
+	FW_BITSET_FOREACH(nodes, i)
+		p->whole_job[i] = job_id;
+}
+
 static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 {
 	list_itr_t *it = list_iterator_create(job_list);
@@ -449,9 +466,12 @@ static void add_running_jobs(struct pass *p, struct fw_bitset *tmp)
 					p->plan, p->use, nu, end, lics, nl,
 					&err);
 			}
-		} else
+		} else {
 			rc = fw_plan_add_running(p->plan, tmp, end, lics, nl,
 						 &err);
+			if (sf.cluster->shared)
+				note_whole_job(p, tmp, job->job_id);
+		}
 		if (rc)
 			fw_log_err(PLUGIN, &err);
 		xfree(lics);
@@ -1588,8 +1608,14 @@ static char *waits_for(const struct pass *p, const struct fw_plan_decision *d)
 		const char *node = sf.cluster->nodes[h->node].name;
 
 		fw_buf_printf(&b, "%s", k ? ", " : "");
-		if (h->kind == FW_HOLD_RUNNING)
+		if (h->kind == FW_HOLD_RUNNING && !h->id && p->whole_job &&
+		    p->whole_job[h->node])
+			fw_buf_printf(&b, "running job %u on %s",
+				      p->whole_job[h->node], node);
+		else if (h->kind == FW_HOLD_RUNNING && h->id)
 			fw_buf_printf(&b, "running job %u on %s", h->id, node);
+		else if (h->kind == FW_HOLD_RUNNING)
+			fw_buf_printf(&b, "a running job on %s", node);
 		else if (h->kind == FW_HOLD_PLANNED && h->id < p->nseq)
 			fw_buf_printf(&b, "job %u (ahead of it, started or "
 				      "reserved in this pass) on %s",
@@ -2391,6 +2417,7 @@ static void pass_free(struct pass *p)
 	xfree(p->feat);
 	xfree(p->estimated.slot);
 	xfree(p->requeuing.slot);
+	xfree(p->whole_job);
 	xfree(p->use);
 	xfree(p->use_gres);
 	xfree(p->gcnt);
