@@ -99,15 +99,6 @@ void sel_to_nodes(struct fw_plan *p)
 		fw_bitset_set(p->nodes, p->sel[k]);
 }
 
-/*
- * A node-sharing job starting now: nodes = the search's choice, widened up
- * to `want`; allowed = the candidate nodes (inside the chosen island) that
- * have the job's amounts free for its whole run, looked for only in the
- * 64-node blocks of the chosen nodes: enough room for the select plugin to
- * place the job its own way, at a cost that does not grow with the
- * cluster (a scan of every node per start made a 10,000-node pass of
- * 1,000 small jobs cost 200 ms).  With node weights: choose_weighted.
- */
 /* Add node b to the selection (nodes and sel) unless it is in already. */
 static void select_node(struct fw_plan *p, uint32_t b)
 {
@@ -169,6 +160,15 @@ static uint32_t choose_weighted(struct fw_plan *p, const struct fw_plan_job *j,
 	return p->nsel;
 }
 
+/*
+ * A node-sharing job starting now: nodes = the search's choice, widened up
+ * to `want`; allowed = the candidate nodes (inside the chosen island) that
+ * have the job's amounts free for its whole run, looked for only in the
+ * 64-node blocks of the chosen nodes: enough room for the select plugin to
+ * place the job its own way, at a cost that does not grow with the
+ * cluster (a scan of every node per start made a 10,000-node pass of
+ * 1,000 small jobs cost 200 ms).  With node weights: choose_weighted.
+ */
 uint32_t choose_shared(struct fw_plan *p, const struct cand *cd,
 		       const struct fw_plan_job *j, uint32_t want)
 {
