@@ -127,6 +127,11 @@ struct fw_cluster {
 	/* Every node index by (weight, index), as select/cons_tres takes
 	 * nodes; NULL when all nodes have the same weight (index order). */
 	uint32_t *by_weight;
+	/* The same nodes as one set per weight, lowest weight first
+	 * (nwclass sets; 0 when by_weight is NULL): a search for the
+	 * lowest-weight nodes that fit asks one set after another. */
+	struct fw_bitset **wclass;
+	uint32_t nwclass;
 	bool final;
 	/* Name lookup (open addressing over node indices). */
 	uint32_t hash_cap;

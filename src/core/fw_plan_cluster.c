@@ -42,6 +42,9 @@ void fw_cluster_free(struct fw_cluster *c)
 		fw_bitset_free(c->types[i].nodes);
 	free(c->part_type_cnt);
 	free(c->by_weight);
+	for (uint32_t i = 0; i < c->nwclass; i++)
+		fw_bitset_free(c->wclass[i]);
+	free(c->wclass);
 	for (uint32_t i = 0; i < c->nislands; i++)
 		fw_bitset_free(c->islands[i].nodes);
 	fw_bitset_free(c->usable);
@@ -396,6 +399,22 @@ static int weight_key_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* wclass from by_weight: a new set wherever the weight changes. */
+static void weight_classes(struct fw_cluster *c)
+{
+	uint32_t last = 0;
+
+	c->wclass = fw_xcalloc(c->nnodes, sizeof(*c->wclass));
+	for (uint32_t k = 0; k < c->nnodes; k++) {
+		uint32_t i = c->by_weight[k], w = c->nodes[i].weight;
+
+		if (c->nwclass == 0 || w != last)
+			c->wclass[c->nwclass++] = fw_bitset_new(c->nnodes);
+		fw_bitset_set(c->wclass[c->nwclass - 1], i);
+		last = w;
+	}
+}
+
 /* by_weight, when the nodes do not all have the same weight. */
 static void order_by_weight(struct fw_cluster *c)
 {
@@ -415,6 +434,7 @@ static void order_by_weight(struct fw_cluster *c)
 	for (i = 0; i < c->nnodes; i++)
 		c->by_weight[i] = (uint32_t)key[i];
 	free(key);
+	weight_classes(c);
 }
 
 int fw_cluster_finalize(struct fw_cluster *c, struct fw_err *err)

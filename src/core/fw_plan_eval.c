@@ -186,30 +186,22 @@ void shared_cand(struct fw_plan *p, const struct cand *cd, int32_t k)
 /*
  * With node weights: the selection re-picked as the first nodes of the
  * candidates (s->cand, as the search had them) that fit from slot c on,
- * in (weight, index) order, as Slurm allocates them.  The search's lowest
- * indices stay when they all have the cluster's lowest weight (no node
- * can come before them), and if fewer nodes fit than the search found
- * (it found them fitting: a safety net).  One fit test per candidate
- * walked.
+ * in (weight, index) order, as Slurm allocates them (pick_weighted).  The
+ * search's lowest indices stay when they all have the cluster's lowest
+ * weight (no node can come before them), and if fewer nodes fit than the
+ * search found (it found them fitting: a safety net).
  */
 static void weigh_sel(struct fw_plan *p, const struct cand *cd, int32_t c)
 {
 	const struct fw_cluster *cl = p->cl;
-	const struct fw_share *s = p->sh;
-	uint32_t wmin = cl->nodes[cl->by_weight[0]].weight, m = 0, k;
-	int32_t b = end_of(c, cd->L0, cd->L);
+	uint32_t wmin = cl->nodes[cl->by_weight[0]].weight, m, k;
 
 	for (k = 0; k < p->nsel; k++)
 		if (cl->nodes[p->sel[k]].weight != wmin)
 			break;
 	if (k == p->nsel)
 		return;
-	for (k = 0; k < cl->nnodes && m < p->nsel; k++) {
-		uint32_t v = cl->by_weight[k];
-
-		if (fw_bitset_test(s->cand, v) && fw_share_fits(s, v, c, b))
-			p->wsel[m++] = v;
-	}
+	m = pick_weighted(p, NULL, p->nsel, 0, c, end_of(c, cd->L0, cd->L));
 	if (m < p->nsel)
 		return;
 	qsort(p->wsel, m, sizeof(*p->wsel), u32_cmp);

@@ -272,8 +272,9 @@ struct fw_plan {
 	/* Scratch node sets handed out in decisions. */
 	struct fw_bitset *allowed, *nodes, *Ec, *Eb, *tmp;
 	uint32_t *sel;			/* nodes chosen, sorted */
-	uint32_t *wsel;			/* weigh_sel's scratch (nnodes;
+	uint32_t *wsel;			/* pick_weighted's answer (nnodes;
 					   only with node weights) */
+	struct fw_bitset *wcand;	/* pick_weighted's scratch */
 	uint32_t nsel;
 
 	struct fw_plan_stats stats;
@@ -375,6 +376,8 @@ void classify(struct fw_plan *p, const struct fw_plan_job *j,
 	      const struct cand *cd, enum fw_plan_pass pass,
 	      struct fw_plan_decision *d);
 void sel_to_nodes(struct fw_plan *p);
+uint32_t pick_weighted(struct fw_plan *p, const struct fw_bitset *skip,
+		       uint32_t n, uint32_t room, int32_t a, int32_t b);
 
 /* fw_plan_eval.c */
 void shared_view(struct fw_plan *p, const struct fw_plan_job *j);

@@ -78,8 +78,10 @@ struct fw_plan *fw_plan_new(const struct fw_cluster *cl,
 	p->no_nodes = fw_bitset_new(cl->nnodes);
 	p->tmp = fw_bitset_new(cl->nnodes);
 	p->sel = fw_xmalloc(cl->nnodes * sizeof(uint32_t));
-	if (cl->by_weight)
+	if (cl->by_weight) {
 		p->wsel = fw_xmalloc(cl->nnodes * sizeof(uint32_t));
+		p->wcand = fw_bitset_new(cl->nnodes);
+	}
 	return p;
 }
 
@@ -132,6 +134,7 @@ void fw_plan_free(struct fw_plan *p)
 	fw_bitset_free(p->tmp);
 	free(p->sel);
 	free(p->wsel);
+	fw_bitset_free(p->wcand);
 	free(p);
 }
 

@@ -518,6 +518,53 @@ bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
 	return fw_rtl_fits(s->cur, node, a, b, s->req);
 }
 
+static uint32_t fit_query(struct fw_share *s, const struct fw_bitset *cand,
+			  uint32_t n, int32_t a, int32_t b, uint32_t *out)
+{
+	struct fw_rtl_query q;
+	uint32_t got;
+
+	memset(&q, 0, sizeof(q));
+	q.cand = cand;
+	q.n = n;
+	q.req = s->req;
+	q.d = b == FW_RTL_INF ? FW_RTL_INF : b > a ? b - a : 1;
+	q.nodes = out;
+	got = fw_rtl_fit_at(s->cur, &q, a);
+	s->nodes_scanned += q.nodes_scanned;
+	return got;
+}
+
+uint32_t fw_share_fit_at(struct fw_share *s, const struct fw_bitset *cand,
+			 uint32_t n, int32_t a, int32_t b, uint32_t *out)
+{
+	struct fw_bitset *c = s->cand_later;
+	uint32_t got;
+	bool dropped;
+
+	if (!s->nowok_on)
+		return fit_query(s, cand, n, a, b, out);
+	/* Nodes held back by their limits (fw_share_now_cap): at slot 0
+	 * every node over its limit is; later, those whose devices are not
+	 * free yet (blocked_until), found among the answers and left out. */
+	if (cand)
+		fw_bitset_copy(c, cand);
+	else
+		fw_bitset_set_all(c);
+	if (a == 0)
+		fw_bitset_and(c, s->nowok);
+	do {
+		got = fit_query(s, c, n, a, b, out);
+		dropped = false;
+		for (uint32_t k = 0; a > 0 && k < got; k++)
+			if (!fw_share_fits(s, out[k], a, b)) {
+				fw_bitset_clear(c, out[k]);
+				dropped = true;
+			}
+	} while (dropped);
+	return got;
+}
+
 /* cand (NULL: every node) without the nodes whose limits s->req exceeds:
  * s->nowok itself, or s->cand_now. */
 static const struct fw_bitset *within_limits(struct fw_share *s,

@@ -166,6 +166,15 @@ void fw_share_now_cap(struct fw_share *s, uint32_t node, const int64_t *cap);
 bool fw_share_fits(const struct fw_share *s, uint32_t node, int32_t a,
 		   int32_t b);
 /*
+ * The nodes of cand (NULL: every node) on which fw_share_fits(s, node, a,
+ * b) holds, at most n, lowest indices first, into out; returns how many.
+ * One query of the timeline with its filters instead of a fit test per
+ * node (a cluster with node weights asks it set by set, lowest weight
+ * first).
+ */
+uint32_t fw_share_fit_at(struct fw_share *s, const struct fw_bitset *cand,
+			 uint32_t n, int32_t a, int32_t b, uint32_t *out);
+/*
  * Earliest c in [cmin, cmax] at which n nodes of cand each have s->req
  * free during [c, c + len) (len L0 at c == 0, else L); the chosen nodes in
  * s->sel (lowest indices).  Returns c or -1.

@@ -156,6 +156,17 @@ struct fw_rtl_query {
 int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q);
 
 /*
+ * The nodes of q->cand that have q->req free during [c, c + q->d), at most
+ * q->n of them, lowest indices first, into q->nodes; returns how many
+ * (fewer than q->n when fewer fit, 0 for a bad query).  fw_rtl_earliest's
+ * first step at a given slot, with its filters (level sets, block
+ * envelopes, probe hints), for a caller that takes nodes set by set (node
+ * weights) and so must know how many of a set fit.  q->smin, q->smax and
+ * q->start are not used.  Does not change the timeline.
+ */
+uint32_t fw_rtl_fit_at(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c);
+
+/*
  * The same question for one node: the earliest slot c in [smin, smax] at
  * which node has req free during [c, c + d), or -1.  As fw_rtl_earliest
  * with n = 1 and cand = {node}, without its scratch memory or summaries:

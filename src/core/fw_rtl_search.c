@@ -258,14 +258,15 @@ static uint64_t fit_from(const struct fw_rtl *r, struct lwin *w,
 	return got;
 }
 
-/* Step 1: the lowest n nodes fitting at c into q->nodes; true if n.
+/* Step 1: the lowest n nodes fitting at c into q->nodes; how many
+ * were found (n: the answer is c).
  * A node whose largest free amounts in c's bucket (exact for the first
  * slots, where start-now questions are) fall short is passed over
  * without a walk of its list: most nodes of a busy block do.  Blocks that
  * an earlier probe showed to hold no fitting node are not looked at
  * (fw_rtl_hint.c), and what this probe shows is kept for later ones. */
-static bool probe(struct fw_rtl *r, struct fw_rtl_query *q,
-		  const struct rtl_lvq *lq, int32_t c)
+static uint32_t probe(struct fw_rtl *r, struct fw_rtl_query *q,
+		      const struct rtl_lvq *lq, int32_t c)
 {
 	uint32_t got = 0, jc = fw_rtl_bucket_of(r, c), je = last_bucket(r, c, q->d);
 	uint32_t b0 = fw_rtl_hint_skip(r, q, c), b = b0;
@@ -298,7 +299,7 @@ static bool probe(struct fw_rtl *r, struct fw_rtl_query *q,
 	b = got ? q->nodes[0] / 64 : r->nblocks;
 	if (b > b0)
 		fw_rtl_hint_learn(r, q, c, b);
-	return got == q->n;
+	return got;
 }
 
 static void open_node(struct sweep *sw, uint32_t i)
@@ -595,7 +596,7 @@ int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
 	hi = q->smax < r->W ? q->smax : r->W;
 	c = smin < r->W ? smin : r->W;
 	fw_rtl_lvq_init(r, q->req, &lq);
-	if (probe(r, q, &lq, c))
+	if (probe(r, q, &lq, c) == q->n)
 		s = c;
 	else
 		s = c >= hi ? -1 :
@@ -605,4 +606,18 @@ int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
 		return -1;
 	q->start = s > smin ? s : smin;
 	return q->start;
+}
+
+uint32_t fw_rtl_fit_at(struct fw_rtl *r, struct fw_rtl_query *q, int32_t c)
+{
+	struct rtl_lvq lq;
+
+	if (q->n == 0 || q->d < 1 || c < 0 ||
+	    (q->cand && q->cand->nbits != r->nnodes))
+		return 0;
+	/* Past W nothing changes: [c, c + d) holds what [W, W + d) does. */
+	if (c > r->W)
+		c = r->W;
+	fw_rtl_lvq_init(r, q->req, &lq);
+	return probe(r, q, &lq, c);
 }

@@ -9,12 +9,14 @@
  * Then growth curves: queue 1k..100k on 10k nodes, nodes 100..10k with
  * 100k jobs; EASY and the main pass for comparison.
  *
- * Usage: bench_plan [quick|headline|narrow|shared [N [easy|conservative [caps]]]]
+ * Usage: bench_plan [quick|headline|narrow|shared [N [easy|conservative [caps|weights]]]]
  * ("quick" skips the growth curves; "headline" and "narrow" run one case once, for
  * profiling; "shared" is the shared-node planner: see shared_world();
  * "caps" gives every GPU node a per-device limit of 1 GPU for one job
  * (fw_plan_node_now) that no running job lifts: the worst case of the
- * limits' cost, every multi-GPU job searched around 1,000 limited nodes)
+ * limits' cost, every multi-GPU job searched around 1,000 limited nodes;
+ * "weights" gives the GPU nodes Weight=10: node-sharing jobs are placed
+ * by weight, fw_plan_choose.c and fw_plan_eval.c)
  * Each figure is the best of 3 runs (the machine is shared).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -73,7 +75,9 @@ struct world {
 
 static const struct fw_plan_lic lic1 = { 0, 1 };
 
-static struct fw_cluster *make_cluster(uint32_t n, bool shared)
+/* weighted: the GPU nodes get Weight=10, the others 1, so that jobs
+ * without GPUs are placed on the CPU nodes first (the rig's --gpu-weight) */
+static struct fw_cluster *make_cluster(uint32_t n, bool shared, bool weighted)
 {
 	struct fw_cluster *cl = fw_cluster_new();
 	struct fw_err e;
@@ -87,6 +91,7 @@ static struct fw_cluster *make_cluster(uint32_t n, bool shared)
 			.name = name, .cpus = is_gpu ? 64 : 128,
 			.mem_mb = is_gpu ? 512000 : 256000, .gpus = is_gpu ? 4 : 0,
 			.island = (int32_t)(i * islands / n), .usable = i % 997 != 5,
+			.weight = weighted && is_gpu ? 10 : 1,
 		};
 
 		snprintf(name, sizeof(name), "c%05u", i);
@@ -119,7 +124,7 @@ static void make_world(struct world *w, uint32_t nnodes, size_t njobs,
 	uint32_t i = 0;
 
 	memset(w, 0, sizeof(*w));
-	w->cl = make_cluster(nnodes, false);
+	w->cl = make_cluster(nnodes, false, false);
 	/* running jobs on ~70 % of the nodes, in runs of 1..maxsize */
 	w->run_nodes = calloc(nnodes, sizeof(*w->run_nodes));
 	w->run_end = calloc(nnodes, sizeof(*w->run_end));
@@ -175,12 +180,12 @@ static void make_world(struct world *w, uint32_t nnodes, size_t njobs,
  * arrays and repeated submissions do.
  */
 static void shared_world(struct world *w, uint32_t nnodes, size_t njobs,
-			 uint64_t seed)
+			 uint64_t seed, bool weighted)
 {
 	struct rng r = { seed };
 
 	memset(w, 0, sizeof(*w));
-	w->cl = make_cluster(nnodes, true);
+	w->cl = make_cluster(nnodes, true, weighted);
 	w->run_use = calloc((size_t)nnodes * 4, sizeof(*w->run_use));
 	w->run_end = calloc((size_t)nnodes * 4, sizeof(*w->run_end));
 	for (uint32_t i = 0; i < nnodes; i++) {
@@ -359,7 +364,8 @@ int main(int argc, char **argv)
 
 		easy->resv_depth = 1;
 		easy->resv_depth_set = true;
-		shared_world(&w, 10000, maxq, 44);
+		shared_world(&w, 10000, maxq, 44,
+			     argc > 4 && strcmp(argv[4], "weights") == 0);
 		w.caps = argc > 4 && strcmp(argv[4], "caps") == 0;
 		printf("shared nodes: running jobs %u\n", w.nrun);
 		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]) + 1; k++) {

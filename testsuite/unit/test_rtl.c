@@ -388,6 +388,58 @@ END_TEST
  * [0, 5), 0 in [5, 10), 2 in [10, 20), 8 after.  A second "up to 8" over
  * [5, 10) changes nothing (the point count shows it stays coalesced).
  */
+/*
+ * fit_at: 130 nodes of 8 CPUs; nodes 0-127 hold 8 CPUs over [0, 50) and
+ * node 3 also 4 over [50, 60).  At slot 0 only nodes 128 and 129 have
+ * 2 CPUs for 10 slots: asked for 3, it answers 2 (those); among nodes
+ * 0-9 none.  At 50, 6 CPUs for 10 slots: nodes 0-9 except 3, so the
+ * first 3 are 0, 1, 2 and the first 5 are 0, 1, 2, 4, 5.  Node 3 alone
+ * has 4 CPUs there, not 6.
+ */
+START_TEST(fit_at_counts_the_nodes_that_fit)
+{
+	struct fw_rtl *r = cluster(130, 100, 8, 16000);
+	struct fw_bitset *ten = fw_bitset_new(130);
+	int64_t full[NRES], half[NRES], two[NRES], six[NRES];
+	uint32_t nodes[5];
+	struct fw_rtl_query q = { .n = 3, .req = two, .d = 10,
+				  .nodes = nodes };
+
+	amounts(full, 8, 0, 0, 0);
+	amounts(half, 4, 0, 0, 0);
+	amounts(two, 2, 0, 0, 0);
+	amounts(six, 6, 0, 0, 0);
+	for (uint32_t i = 0; i < 128; i++)
+		fw_rtl_take(r, i, 0, 50, full);
+	fw_rtl_take(r, 3, 50, 60, half);
+	ck_assert_uint_eq(fw_rtl_fit_at(r, &q, 0), 2);
+	ck_assert_uint_eq(nodes[0], 128);
+	ck_assert_uint_eq(nodes[1], 129);
+	for (uint32_t i = 0; i < 10; i++)
+		fw_bitset_set(ten, i);
+	q.cand = ten;
+	ck_assert_uint_eq(fw_rtl_fit_at(r, &q, 0), 0);
+	q.req = six;
+	ck_assert_uint_eq(fw_rtl_fit_at(r, &q, 50), 3);
+	ck_assert_uint_eq(nodes[2], 2);
+	q.n = 5;
+	ck_assert_uint_eq(fw_rtl_fit_at(r, &q, 50), 5);
+	ck_assert_uint_eq(nodes[3], 4);
+	ck_assert_uint_eq(nodes[4], 5);
+	fw_bitset_clear_all(ten);
+	fw_bitset_set(ten, 3);
+	q.req = half;
+	ck_assert_uint_eq(fw_rtl_fit_at(r, &q, 50), 1);
+	ck_assert_uint_eq(nodes[0], 3);
+	q.req = six;
+	ck_assert_uint_eq(fw_rtl_fit_at(r, &q, 50), 0);
+	q.d = 0;
+	ck_assert_uint_eq(fw_rtl_fit_at(r, &q, 50), 0);	/* bad query */
+	fw_bitset_free(ten);
+	fw_rtl_free(r);
+}
+END_TEST
+
 START_TEST(take_upto_takes_what_is_free)
 {
 	struct fw_rtl *r = cluster(1, 100, 8, 16000);
@@ -758,6 +810,21 @@ static void prop_search(struct fw_rtl *r, const struct oracle *o,
 	ck_assert_int_eq(q.start, w);
 	for (uint32_t k = 0; w >= 0 && k < q.n; k++)
 		ck_assert_uint_eq(got[k], want[k]);
+	/* the nodes that fit at one slot, up to n of them (fit_at) */
+	{
+		struct fw_rtl_query f = q;
+		int32_t c = repeat_probes ? q.smin : rnd(o->W + 4);
+		uint32_t m = 0;
+
+		f.n = (uint32_t)rnd(8) + 1;
+		for (uint32_t i = 0; i < o->nn && m < f.n; i++)
+			if ((!f.cand || fw_bitset_test(f.cand, i)) &&
+			    o_fits(o, i, c, f.d, req))
+				want[m++] = i;
+		ck_assert_uint_eq(fw_rtl_fit_at(r, &f, c), m);
+		for (uint32_t k = 0; k < m; k++)
+			ck_assert_uint_eq(got[k], want[k]);
+	}
 	/* the same question about one node */
 	{
 		uint32_t i = (uint32_t)rnd(o->nn);
@@ -867,6 +934,7 @@ static Suite *rtl_suite(void)
 	tcase_add_test(tc, window_end_is_forever);
 	tcase_add_test(tc, take_nodes_all_or_nothing);
 	tcase_add_test(tc, take_upto_takes_what_is_free);
+	tcase_add_test(tc, fit_at_counts_the_nodes_that_fit);
 	tcase_add_test(tc, candidates_limits_and_blocks);
 	tcase_add_test(tc, bad_arguments);
 	suite_add_tcase(s, tc);
