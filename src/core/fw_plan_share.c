@@ -458,19 +458,28 @@ uint32_t fw_share_holders(struct fw_share *s, const uint32_t *sel,
 	return nh;
 }
 
+/* A timeline query for s->req on n nodes of cand for d slots, answers
+ * into out. */
+static void query_init(const struct fw_share *s, struct fw_rtl_query *q,
+		       const struct fw_bitset *cand, uint32_t n, int32_t d,
+		       uint32_t *out)
+{
+	memset(q, 0, sizeof(*q));
+	q->cand = cand;
+	q->n = n;
+	q->req = s->req;
+	q->d = d;
+	q->nodes = out;
+}
+
 static int32_t search(struct fw_share *s, const struct fw_bitset *cand,
 		      uint32_t n, int32_t d, int32_t smin, int32_t smax)
 {
 	struct fw_rtl_query q;
 
-	memset(&q, 0, sizeof(q));
-	q.cand = cand;
-	q.n = n;
-	q.req = s->req;
-	q.d = d;
+	query_init(s, &q, cand, n, d, s->sel);
 	q.smin = smin;
 	q.smax = smax;
-	q.nodes = s->sel;
 	s->searches++;
 	fw_rtl_earliest(s->cur, &q);
 	s->nodes_scanned += q.nodes_scanned;
@@ -524,12 +533,8 @@ static uint32_t fit_query(struct fw_share *s, const struct fw_bitset *cand,
 	struct fw_rtl_query q;
 	uint32_t got;
 
-	memset(&q, 0, sizeof(q));
-	q.cand = cand;
-	q.n = n;
-	q.req = s->req;
-	q.d = b == FW_RTL_INF ? FW_RTL_INF : b > a ? b - a : 1;
-	q.nodes = out;
+	query_init(s, &q, cand, n,
+		   b == FW_RTL_INF ? FW_RTL_INF : b > a ? b - a : 1, out);
 	got = fw_rtl_fit_at(s->cur, &q, a);
 	s->nodes_scanned += q.nodes_scanned;
 	return got;

@@ -1594,6 +1594,16 @@ static const char *resv_name(const struct pass *p, uint32_t idx)
 	return "?";
 }
 
+/* The id of a running holder: the planner's, or for a job added by whole
+ * nodes (no id there) the one noted per node; 0 if unknown. */
+static uint32_t running_holder(const struct pass *p,
+			       const struct fw_plan_holder *h)
+{
+	if (h->id || !p->whole_job)
+		return h->id;
+	return p->whole_job[h->node];
+}
+
 /*
  * What a waiting job on shared nodes waits for, for `fairway explain`:
  * "running job 12 on n1, the reservation of job 15 on n2, reservation
@@ -1608,12 +1618,9 @@ static char *waits_for(const struct pass *p, const struct fw_plan_decision *d)
 		const char *node = sf.cluster->nodes[h->node].name;
 
 		fw_buf_printf(&b, "%s", k ? ", " : "");
-		if (h->kind == FW_HOLD_RUNNING && !h->id && p->whole_job &&
-		    p->whole_job[h->node])
+		if (h->kind == FW_HOLD_RUNNING && running_holder(p, h))
 			fw_buf_printf(&b, "running job %u on %s",
-				      p->whole_job[h->node], node);
-		else if (h->kind == FW_HOLD_RUNNING && h->id)
-			fw_buf_printf(&b, "running job %u on %s", h->id, node);
+				      running_holder(p, h), node);
 		else if (h->kind == FW_HOLD_RUNNING)
 			fw_buf_printf(&b, "a running job on %s", node);
 		else if (h->kind == FW_HOLD_PLANNED && h->id < p->nseq)
