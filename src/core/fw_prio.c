@@ -241,6 +241,15 @@ double fw_prio_target_shape(double x)
 	return 1 + slope * (x - 1);
 }
 
+/* XFWidthExponent: the expansion factor's growth scaled by CPUs^e, so that
+ * its order is WFP's ((queue time / limit)^(1/e) x CPUs) for e > 0. */
+static double xf_width(const struct fw_prio_conf *c, const struct fw_prio_job *j)
+{
+	if (c->xf_width_exp == 0)
+		return 1;
+	return pow(j->cpus > 1 ? (double)j->cpus : 1.0, c->xf_width_exp);
+}
+
 static void service_terms(const struct fw_prio_conf *c, const struct fw_prio_ctx *ctx,
 			  const struct fw_prio_job *j, double qs, double *raw)
 {
@@ -254,7 +263,7 @@ static void service_terms(const struct fw_prio_conf *c, const struct fw_prio_ctx
 	if (denom < 60)
 		denom = 60;
 	raw[FW_PRIO_T_QUEUE_TIME] = qs / 60.0;
-	raw[FW_PRIO_T_XFACTOR] = 1.0 + qs / denom;
+	raw[FW_PRIO_T_XFACTOR] = 1.0 + qs / denom * xf_width(c, j);
 	/* a hinge: nothing before the threshold, so it leaves the order of
 	   young jobs to the other terms, then minutes past it, so that with a
 	   steep weight jobs past it go first and oldest first */
@@ -268,7 +277,7 @@ static void service_terms(const struct fw_prio_conf *c, const struct fw_prio_ctx
 	raw[FW_PRIO_T_TARGET_QUEUE_TIME] = q && q->target_qt_sec > 0 ?
 		fw_prio_target_shape(qs / q->target_qt_sec) : 0;
 	raw[FW_PRIO_T_TARGET_XFACTOR] = q && q->target_xf > 1 ?
-		fw_prio_target_shape((raw[FW_PRIO_T_XFACTOR] - 1) / (q->target_xf - 1)) : 0;
+		fw_prio_target_shape(qs / denom / (q->target_xf - 1)) : 0;
 }
 
 static void usage_terms(const struct fw_prio_job *j, double *raw)

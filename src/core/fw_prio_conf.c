@@ -769,6 +769,16 @@ static int global_pair(struct fw_prio_conf *c, const char *key, const char *v,
 			return FW_CONF_ERR;
 		return FW_CONF_OK;
 	}
+	if (fw_streq(key, "XFWidthExponent")) {
+		/* 1/3 gives the WFP3 order, (queue time / limit)^3 x CPUs,
+		 * as a term that grows linearly like the others */
+		if (set_once(&c->xf_width_set, key, v, err) ||
+		    parse_weight(key, v, &c->xf_width_exp, err))
+			return FW_CONF_ERR;
+		if (!(c->xf_width_exp >= -1 && c->xf_width_exp <= 1))
+			return conf_err(err, key, v, "must be between -1 and 1");
+		return FW_CONF_OK;
+	}
 	if (fw_streq(key, "StarvationThreshold")) {
 		/* the hinge of the Starvation term: a job's queue time counts
 		 * only past it, so 0 would make the term a second QueueTime */

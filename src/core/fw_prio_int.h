@@ -94,6 +94,8 @@ struct fw_prio_conf {
 	bool scale_set;
 	int64_t xf_min_sec;
 	bool xf_min_set;
+	double xf_width_exp;               /* XFWidthExponent (0: none) */
+	bool xf_width_set;
 	int64_t starve_sec;                /* StarvationThreshold */
 	bool starve_set;
 	int64_t recalc_sec;                /* RecalcPeriod (seconds allowed) */

@@ -8,7 +8,9 @@
 # SchedulerParameters carries bf_min_age_reserve=43200.  The Starvation
 # term (0 until StarvationThreshold=12:00:00) shows with the preset's
 # weight and raw 0; then, with only the threshold shortened to a minute
-# and a reconfigure, it counts in sprio's AGE column.
+# and a reconfigure, it counts in sprio's AGE column.  Last,
+# XFWidthExponent=1 (reconfigure): a 4-CPU job's expansion factor grows
+# 4 times as fast as a 1-CPU job's.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/prio_lib.sh"
 
@@ -72,5 +74,24 @@ check "AGE of the long job grows by the Starvation term (>= $age0 + $sw)" wait_u
 sprio -l | sed 's/^/    /'
 "$FAIRWAY" priority "$long" | grep -E 'QueueTime|Starvation|XFactor' | sed 's/^/    /'
 check "columns add up with the Starvation term" sprio_view_sums_ok -l
+
+say "XFWidthExponent=1: the expansion factor grows with the job's CPUs"
+echo "XFWidthExponent=1" >> "$conf"
+scontrol reconfigure
+narrow=$(submit -p hold -n 1 -t 60 --wrap true)
+wide=$(submit -p hold -n 4 -t 60 --wrap true)
+# 1000 x (1 + CPUs x queue time / 1 h): past 1000 by 4 times as much for
+# the 4-CPU job as for the 1-CPU job submitted with it (a second apart
+# at most: a ratio between 3 and 5 once the narrow one is 10 past)
+grown() {
+  local n w
+  n=$(sprio_field "$narrow" S) w=$(sprio_field "$wide" S)
+  [ -n "$n" ] && [ -n "$w" ] && [ "$n" -ge 1010 ] &&
+    [ $((w - 1000)) -ge $((3 * (n - 1000))) ] &&
+    [ $((w - 1000)) -le $((5 * (n - 1000))) ]
+}
+check "SITE above 1000 grows 4 times as fast for 4 CPUs as for 1" wait_until 240 grown
+sprio -l -j "$narrow,$wide" | sed 's/^/    /'
+check "columns add up with XFWidthExponent" sprio_view_sums_ok -l
 
 finish

@@ -397,6 +397,60 @@ START_TEST(starvation_hinge)
 }
 END_TEST
 
+/*
+ * XFWidthExponent: the expansion factor's growth times CPUs^e, so that
+ * its order is WFP's: e = 1/2 orders as (queue time / limit)^2 x CPUs.
+ */
+START_TEST(xfactor_width_exponent)
+{
+	struct fw_prio_conf *c = conf_ok(NULL,
+		"PriorityWeightXFactor=100\nXFWidthExponent=0.5\n");
+	fw_time_t now = JAN1_2026;
+	struct fw_prio_ctx x = ctx_at(now);
+	struct fw_prio_result r;
+	struct fw_prio_job j = job_plain(1);
+
+	/* 1-hour job queued 30 min on 16 CPUs: 1 + 0.5 * sqrt(16) = 3 */
+	j.time_limit_min = 60;
+	j.cpus = 16;
+	j.accrue_time = now - HOUR / 2;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 300);
+	ck_near(r.raw[FW_PRIO_T_XFACTOR], 3);
+	/* the same job on 1 CPU, and with no CPU count (taken as one):
+	   1 + 0.5 = 1.5 */
+	j.cpus = 1;
+	prio_of(c, &x, &j, &r);
+	ck_near(r.raw[FW_PRIO_T_XFACTOR], 1.5);
+	j.cpus = 0;
+	prio_of(c, &x, &j, &r);
+	ck_near(r.raw[FW_PRIO_T_XFACTOR], 1.5);
+	/* at submission every job has 1, whatever its width */
+	j.cpus = 64;
+	j.accrue_time = now;
+	prio_of(c, &x, &j, &r);
+	ck_near(r.raw[FW_PRIO_T_XFACTOR], 1);
+	/* WFP's order: a 4-CPU job at wait/limit 2 (score 2^2 * 4 = 16)
+	   ranks with a 16-CPU job at 1 (1^2 * 16 = 16): both 1 + 2 * 2 =
+	   1 + 1 * 4 = 5 */
+	j.cpus = 4;
+	j.accrue_time = now - 2 * HOUR;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 500);
+	j.cpus = 16;
+	j.accrue_time = now - HOUR;
+	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 500);
+	fw_prio_conf_free(c);
+
+	/* a negative exponent favours narrow jobs: 1 + 1 / 4 on 16 CPUs
+	   after one limit of queue time */
+	c = conf_ok(NULL, "PriorityWeightXFactor=100\nXFWidthExponent=-0.5\n");
+	j.cpus = 16;
+	j.accrue_time = now - HOUR;
+	prio_of(c, &x, &j, &r);
+	ck_near(r.raw[FW_PRIO_T_XFACTOR], 1.25);
+	fw_prio_conf_free(c);
+}
+END_TEST
+
 START_TEST(moab_service_terms)
 {
 	struct fw_prio_conf *c = conf_ok(NULL,
@@ -1424,6 +1478,7 @@ Suite *prio_compute_suite(void)
 	tcase_add_test(tc, sigma2_start_values_and_growth);
 	tcase_add_test(tc, base_qos_wins_over_partition);
 	tcase_add_test(tc, moab_xfactor_table);
+	tcase_add_test(tc, xfactor_width_exponent);
 	tcase_add_test(tc, starvation_hinge);
 	tcase_add_test(tc, moab_service_terms);
 	tcase_add_test(tc, per_qos_weight_adjustments);

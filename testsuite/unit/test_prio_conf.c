@@ -529,6 +529,9 @@ START_TEST(fairway_errors)
 	conf_rejects(NULL, "PriorityScale=-1", "PriorityScale", "-1");
 	conf_rejects(NULL, "PriorityScale=a", "PriorityScale", "a");
 	conf_rejects(NULL, "XFMinWCLimit=soon", "XFMinWCLimit", "soon");
+	conf_rejects(NULL, "XFWidthExponent=wide", "XFWidthExponent", "wide");
+	conf_rejects(NULL, "XFWidthExponent=3", "XFWidthExponent", "3");
+	conf_rejects(NULL, "XFWidthExponent=-1.5", "XFWidthExponent", "-1.5");
 	conf_rejects(NULL, "StarvationThreshold=soon", "StarvationThreshold", "soon");
 	conf_rejects(NULL, "StarvationThreshold=0", "StarvationThreshold", "0");
 	conf_rejects(NULL, "StarvationThreshold=UNLIMITED", "StarvationThreshold",
@@ -546,6 +549,8 @@ START_TEST(fairway_errors)
 		     "PriorityGroupCapRes", "1");
 	conf_rejects(NULL, "PriorityScale=1\nPriorityScale=1", "PriorityScale", "1");
 	conf_rejects(NULL, "XFMinWCLimit=1\nXFMinWCLimit=1", "XFMinWCLimit", "1");
+	conf_rejects(NULL, "XFWidthExponent=1\nXFWidthExponent=0.5", "XFWidthExponent",
+		     "0.5");
 	conf_rejects(NULL, "StarvationThreshold=1\nStarvationThreshold=2",
 		     "StarvationThreshold", "2");
 	conf_rejects(NULL, "AccruePolicy=Eligible\nAccruePolicy=Eligible", "AccruePolicy",
