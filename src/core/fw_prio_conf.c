@@ -725,11 +725,45 @@ static int accrue_max_key(bool *set, uint32_t *out, const char *key,
 	return FW_CONF_OK;
 }
 
+/* The keys that shape the service terms: XFactor's denominator and
+ * width exponent, the Starvation hinge.  FW_CONF_UNKNOWN: not one. */
+static int service_key(struct fw_prio_conf *c, const char *key, const char *v,
+		       struct fw_err *err)
+{
+	if (fw_streq(key, "XFMinWCLimit")) {
+		if (set_once(&c->xf_min_set, key, v, err) ||
+		    parse_duration(key, v, false, &c->xf_min_sec, err))
+			return FW_CONF_ERR;
+		return FW_CONF_OK;
+	}
+	if (fw_streq(key, "XFWidthExponent")) {
+		/* 1/3 gives the WFP3 order, (queue time / limit)^3 x CPUs,
+		 * as a term that grows linearly like the others */
+		if (set_once(&c->xf_width_set, key, v, err) ||
+		    parse_weight(key, v, &c->xf_width_exp, err))
+			return FW_CONF_ERR;
+		if (!(c->xf_width_exp >= -1 && c->xf_width_exp <= 1))
+			return conf_err(err, key, v, "must be between -1 and 1");
+		return FW_CONF_OK;
+	}
+	if (fw_streq(key, "StarvationThreshold")) {
+		/* the hinge of the Starvation term: a job's queue time counts
+		 * only past it, so 0 would make the term a second QueueTime */
+		if (set_once(&c->starve_set, key, v, err) ||
+		    parse_duration(key, v, false, &c->starve_sec, err))
+			return FW_CONF_ERR;
+		if (c->starve_sec < 1)
+			return conf_err(err, key, v, "must be at least one second");
+		return FW_CONF_OK;
+	}
+	return FW_CONF_UNKNOWN;
+}
+
 /* One Key=Value of a non-entity line: FW_CONF_OK if consumed. */
 static int global_pair(struct fw_prio_conf *c, const char *key, const char *v,
 		       struct fw_err *err)
 {
-	int t, g;
+	int t, g, rc;
 
 	if (has_prefix(key, "PriorityGroupWeight") &&
 	    (g = find_group(key + strlen("PriorityGroupWeight"))) >= 0) {
@@ -763,32 +797,8 @@ static int global_pair(struct fw_prio_conf *c, const char *key, const char *v,
 			return conf_err(err, key, v, "must be greater than 0");
 		return FW_CONF_OK;
 	}
-	if (fw_streq(key, "XFMinWCLimit")) {
-		if (set_once(&c->xf_min_set, key, v, err) ||
-		    parse_duration(key, v, false, &c->xf_min_sec, err))
-			return FW_CONF_ERR;
-		return FW_CONF_OK;
-	}
-	if (fw_streq(key, "XFWidthExponent")) {
-		/* 1/3 gives the WFP3 order, (queue time / limit)^3 x CPUs,
-		 * as a term that grows linearly like the others */
-		if (set_once(&c->xf_width_set, key, v, err) ||
-		    parse_weight(key, v, &c->xf_width_exp, err))
-			return FW_CONF_ERR;
-		if (!(c->xf_width_exp >= -1 && c->xf_width_exp <= 1))
-			return conf_err(err, key, v, "must be between -1 and 1");
-		return FW_CONF_OK;
-	}
-	if (fw_streq(key, "StarvationThreshold")) {
-		/* the hinge of the Starvation term: a job's queue time counts
-		 * only past it, so 0 would make the term a second QueueTime */
-		if (set_once(&c->starve_set, key, v, err) ||
-		    parse_duration(key, v, false, &c->starve_sec, err))
-			return FW_CONF_ERR;
-		if (c->starve_sec < 1)
-			return conf_err(err, key, v, "must be at least one second");
-		return FW_CONF_OK;
-	}
+	if ((rc = service_key(c, key, v, err)) != FW_CONF_UNKNOWN)
+		return rc;
 	if (fw_streq(key, "RecalcPeriod")) {
 		/* PriorityCalcPeriod counts whole minutes (Slurm rounds up);
 		 * this one keeps seconds, for tests and small clusters. */
