@@ -1139,6 +1139,18 @@ START_TEST(target_terms)
 	j.qos = fw_prio_resolve(c, FW_PRIO_QOS, "none");
 	ck_assert_uint_eq(prio_of(c, &x, &j, &r), 1);
 	fw_prio_conf_free(c);
+
+	/* XFWidthExponent scales the XFactor term, not the target's
+	   expansion factor: the same 16-CPU job has XFactor 1 + 4 = 5 and
+	   still x = 0.5 against target 3 */
+	c = conf_ok(NULL, "PriorityWeightTargetXFactor=100 XFWidthExponent=0.5\n"
+		    "QOS=fair TargetXFactor=3\n");
+	j.qos = fw_prio_resolve(c, FW_PRIO_QOS, "fair");
+	j.cpus = 16;
+	prio_of(c, &x, &j, &r);
+	ck_near(r.raw[FW_PRIO_T_XFACTOR], 5);
+	ck_near(r.raw[FW_PRIO_T_TARGET_XFACTOR], expm1(2.5) / (e5 - 1));
+	fw_prio_conf_free(c);
 }
 END_TEST
 
