@@ -12,7 +12,8 @@
 #    (a job holding whole nodes: its id was printed as 0 before);
 #  - n3, n4 get Weight=20: the first waiting job is re-planned on n1
 #    (the plugin notices a weight change without a reconfigure);
-#  - when the nodes free, it starts there.
+#  - when the nodes are free (the waiting jobs held until every node is
+#    idle, then the first released), it starts there.
 # The same steps on the twin under sched/backfill; both columns printed.
 # Slurm 22.05's sched/backfill plans the same nodes; 24.11's names n1 and
 # n[2-3] for the waiting jobs (the lowest indices) and starts the first
@@ -20,6 +21,8 @@
 source "$(dirname "$0")/lib.sh"
 
 sched=bf_interval=1,bf_resolution=1,bf_window=60
+
+all_idle() { [ "$(sinfo -h -N -o %t | sort -u)" = idle ]; }
 
 # Prints "KEY VALUE" lines.
 scenario() {
@@ -39,7 +42,13 @@ scenario() {
   scontrol update NodeName=n[3-4] Weight=20
   wait_until 10 bash -c "[ \"\$(squeue -h -j $b -o %Y)\" = n1 ]"
   echo "one_replanned $(sched_nodes "$b")"
+  # Held until every node is idle: the killed job's batch host (n1)
+  # frees last, and a start in between would rightly take n2 (the same
+  # weight, free first), as a run on Slurm 24.11 did.
+  scontrol hold "$b" "$c"
   scancel "$a"
+  wait_until 20 all_idle || echo "error the nodes did not become idle"
+  scontrol release "$b"
   wait_until 20 bash -c "[ \"\$(squeue -h -j $b -o %T)\" != PENDING ]"
   echo "one_ran_on $(job_field "$b" NodeList)"
   scancel "$b" "$c" 2>/dev/null
