@@ -254,7 +254,7 @@ static void service_terms(const struct fw_prio_conf *c, const struct fw_prio_ctx
 			  const struct fw_prio_job *j, double qs, double *raw)
 {
 	const struct fw_prio_entity *q = entity(c, FW_PRIO_QOS, j->qos);
-	double denom = (double)j->time_limit_min * 60.0;
+	double denom = (double)j->time_limit_min * 60.0, grow;
 
 	/* XFactor with both times in seconds; the denominator is at least
 	   XFMinWCLimit and at least one minute */
@@ -262,8 +262,9 @@ static void service_terms(const struct fw_prio_conf *c, const struct fw_prio_ctx
 		denom = (double)c->xf_min_sec;
 	if (denom < 60)
 		denom = 60;
+	grow = qs / denom;	/* the plain expansion factor's growth */
 	raw[FW_PRIO_T_QUEUE_TIME] = qs / 60.0;
-	raw[FW_PRIO_T_XFACTOR] = 1.0 + qs / denom * xf_width(c, j);
+	raw[FW_PRIO_T_XFACTOR] = 1.0 + grow * xf_width(c, j);
 	/* a hinge: nothing before the threshold, so it leaves the order of
 	   young jobs to the other terms, then minutes past it, so that with a
 	   steep weight jobs past it go first and oldest first */
@@ -277,7 +278,7 @@ static void service_terms(const struct fw_prio_conf *c, const struct fw_prio_ctx
 	raw[FW_PRIO_T_TARGET_QUEUE_TIME] = q && q->target_qt_sec > 0 ?
 		fw_prio_target_shape(qs / q->target_qt_sec) : 0;
 	raw[FW_PRIO_T_TARGET_XFACTOR] = q && q->target_xf > 1 ?
-		fw_prio_target_shape(qs / denom / (q->target_xf - 1)) : 0;
+		fw_prio_target_shape(grow / (q->target_xf - 1)) : 0;
 }
 
 static void usage_terms(const struct fw_prio_job *j, double *raw)

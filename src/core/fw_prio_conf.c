@@ -705,6 +705,18 @@ static int accrue_policy_key(struct fw_prio_conf *c, const char *key,
 	return FW_CONF_OK;
 }
 
+/* A duration given once and at least one second long. */
+static int second_or_more_key(bool *set, int64_t *out, const char *key,
+			      const char *v, struct fw_err *err)
+{
+	if (set_once(set, key, v, err) ||
+	    parse_duration(key, v, false, out, err))
+		return FW_CONF_ERR;
+	if (*out < 1)
+		return conf_err(err, key, v, "must be at least one second");
+	return FW_CONF_OK;
+}
+
 static int accrue_max_key(bool *set, uint32_t *out, const char *key,
 			  const char *v, struct fw_err *err)
 {
@@ -746,16 +758,11 @@ static int service_key(struct fw_prio_conf *c, const char *key, const char *v,
 			return conf_err(err, key, v, "must be between -1 and 1");
 		return FW_CONF_OK;
 	}
-	if (fw_streq(key, "StarvationThreshold")) {
+	if (fw_streq(key, "StarvationThreshold"))
 		/* the hinge of the Starvation term: a job's queue time counts
 		 * only past it, so 0 would make the term a second QueueTime */
-		if (set_once(&c->starve_set, key, v, err) ||
-		    parse_duration(key, v, false, &c->starve_sec, err))
-			return FW_CONF_ERR;
-		if (c->starve_sec < 1)
-			return conf_err(err, key, v, "must be at least one second");
-		return FW_CONF_OK;
-	}
+		return second_or_more_key(&c->starve_set, &c->starve_sec, key,
+					  v, err);
 	return FW_CONF_UNKNOWN;
 }
 
@@ -799,16 +806,11 @@ static int global_pair(struct fw_prio_conf *c, const char *key, const char *v,
 	}
 	if ((rc = service_key(c, key, v, err)) != FW_CONF_UNKNOWN)
 		return rc;
-	if (fw_streq(key, "RecalcPeriod")) {
+	if (fw_streq(key, "RecalcPeriod"))
 		/* PriorityCalcPeriod counts whole minutes (Slurm rounds up);
 		 * this one keeps seconds, for tests and small clusters. */
-		if (set_once(&c->recalc_set, key, v, err) ||
-		    parse_duration(key, v, false, &c->recalc_sec, err))
-			return FW_CONF_ERR;
-		if (c->recalc_sec < 1)
-			return conf_err(err, key, v, "must be at least one second");
-		return FW_CONF_OK;
-	}
+		return second_or_more_key(&c->recalc_set, &c->recalc_sec, key,
+					  v, err);
 	if (fw_streq(key, "AccruePolicy"))
 		return accrue_policy_key(c, key, v, err);
 	if (fw_streq(key, "AccrueMaxJobsPerUser"))
