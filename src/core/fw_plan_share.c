@@ -332,6 +332,7 @@ static struct fw_rtl *replay(struct fw_share *s, struct fw_rtl *r,
 {
 	uint32_t *idx = NULL, n = 0, cap = 0;
 
+	fw_rtl_bulk_begin(r);	/* one table rebuild instead of one per booking */
 	for (uint32_t i = 0; i < s->cl->nnodes; i++) {
 		if (nodes && !fw_bitset_test(nodes, i))
 			continue;
@@ -361,6 +362,7 @@ static struct fw_rtl *replay(struct fw_share *s, struct fw_rtl *r,
 			s->book_amt + (size_t)b * s->K, k->whole);
 	}
 	free(idx);
+	fw_rtl_bulk_end(r);
 	return r;
 }
 

@@ -324,6 +324,80 @@ static void buckets_refresh(struct fw_rtl *r, uint32_t node, int32_t a,
 	}
 }
 
+/* The block's largest capacity per resource. */
+static void block_max_update(struct fw_rtl *r, uint32_t b)
+{
+	uint32_t K = r->K, hi = (b + 1) * 64;
+	int64_t *bm = r->bmax + (size_t)b * K;
+
+	if (hi > r->nnodes)
+		hi = r->nnodes;
+	memset(bm, 0, K * sizeof(*bm));
+	for (uint32_t i = b * 64; i < hi; i++)
+		for (uint32_t k = 0; k < K; k++)
+			if (r->cap[(size_t)i * K + k] > bm[k])
+				bm[k] = r->cap[(size_t)i * K + k];
+}
+
+/* Node's maxima in every bucket from one sweep of its list (the tables
+ * of a fresh bucket cut, or after a bulk load). */
+static void node_maxima(struct fw_rtl *r, uint32_t node)
+{
+	const struct rtl_list *l = &r->node[node], *e = &r->benv[0];
+	uint32_t K = r->K, p = 0;
+
+	for (uint32_t j = 0; j < r->nbk; j++) {
+		int32_t end = j + 1 < r->nbk ? e->t[j + 1] : FW_RTL_INF;
+		int64_t *nm = fw_rtl_nmax(r, node, j);
+		uint32_t q;
+
+		while (p + 1 < l->m && l->t[p + 1] <= e->t[j])
+			p++;
+		for (uint32_t k = 0; k < K; k++)
+			nm[k] = l->v[(size_t)p * K + k];
+		for (q = p + 1; q < l->m && l->t[q] < end; q++)
+			for (uint32_t k = 0; k < K; k++)
+				if (l->v[(size_t)q * K + k] > nm[k])
+					nm[k] = l->v[(size_t)q * K + k];
+	}
+}
+
+/* The level words of block b, bucket j, resource k from its nodes'
+ * maxima: each node is put at its own level, then the sets are the
+ * suffix unions (a node at level n is in the sets of levels 0..n-1). */
+static void block_levels(struct fw_rtl *r, uint32_t b, uint32_t j,
+			 uint32_t k)
+{
+	uint64_t at[RTL_NLEV + 1] = { 0 }, run = 0;
+	uint32_t hi = (b + 1) * 64 < r->nnodes ? (b + 1) * 64 : r->nnodes;
+
+	for (uint32_t i = b * 64; i < hi; i++)
+		at[fw_rtl_nlev(fw_rtl_nmax(r, i, j)[k])] |=
+			(uint64_t)1 << (i % 64);
+	for (uint32_t l = RTL_NLEV; l-- > 0;) {
+		run |= at[l + 1];
+		fw_rtl_lev(r, j, k, l)[b] = run;
+	}
+}
+
+/*
+ * Every per-bucket table (node maxima, block envelopes and counts, level
+ * sets) from the lists: a sweep per node and a pass per block, instead of
+ * a refresh per change and node (fw_rtl_refine, fw_rtl_bulk_end).
+ */
+static void tables_rebuild(struct fw_rtl *r)
+{
+	for (uint32_t i = 0; i < r->nnodes; i++)
+		node_maxima(r, i);
+	for (uint32_t j = 0; j < r->nbk; j++)
+		for (uint32_t b = 0; b < r->nblocks; b++) {
+			for (uint32_t k = 0; k < r->K; k++)
+				block_bucket(r, b, j, k);
+			for (uint32_t k = 0; k < r->LK; k++)
+				block_levels(r, b, j, k);
+		}
+}
+
 /* ------------------------------------------------------------------ */
 /* Object                                                              */
 /* ------------------------------------------------------------------ */
@@ -393,8 +467,23 @@ void fw_rtl_refine(struct fw_rtl *r)
 	buckets_free(r);
 	r->bdiv *= 2;
 	buckets_init(r);
-	for (uint32_t i = 0; i < r->nnodes; i++)
-		buckets_refresh(r, i, 0, FW_RTL_INF, NULL, 0);
+	if (!r->bulk)
+		tables_rebuild(r);
+}
+
+void fw_rtl_bulk_begin(struct fw_rtl *r)
+{
+	r->bulk = true;
+}
+
+void fw_rtl_bulk_end(struct fw_rtl *r)
+{
+	if (!r->bulk)
+		return;
+	r->bulk = false;
+	for (uint32_t b = 0; b < r->nblocks; b++)
+		block_max_update(r, b);
+	tables_rebuild(r);
 }
 
 uint32_t fw_rtl_refined(const struct fw_rtl *r)
@@ -435,20 +524,6 @@ static bool clamp(const struct fw_rtl *r, int32_t *a, int32_t *b)
 	return *b > *a;
 }
 
-static void block_max_update(struct fw_rtl *r, uint32_t b)
-{
-	uint32_t K = r->K, hi = (b + 1) * 64;
-	int64_t *bm = r->bmax + (size_t)b * K;
-
-	if (hi > r->nnodes)
-		hi = r->nnodes;
-	memset(bm, 0, K * sizeof(*bm));
-	for (uint32_t i = b * 64; i < hi; i++)
-		for (uint32_t k = 0; k < K; k++)
-			if (r->cap[(size_t)i * K + k] > bm[k])
-				bm[k] = r->cap[(size_t)i * K + k];
-}
-
 int fw_rtl_set_capacity(struct fw_rtl *r, uint32_t node, const int64_t *cap)
 {
 	uint32_t K = r->K;
@@ -466,6 +541,8 @@ int fw_rtl_set_capacity(struct fw_rtl *r, uint32_t node, const int64_t *cap)
 	list_add(l, K, 0, FW_RTL_INF, delta, 1);
 	memcpy(old, cap, K * sizeof(*old));
 	fw_rtl_hints_drop(r);
+	if (r->bulk)
+		return 0;
 	block_max_update(r, node / 64);
 	buckets_refresh(r, node, 0, FW_RTL_INF, NULL, 0);
 	return 0;
@@ -515,7 +592,8 @@ static void apply(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
 		  const int64_t *amt, int sign)
 {
 	list_add(&r->node[node], r->K, a, b, amt, sign);
-	buckets_refresh(r, node, a, b, amt, sign);
+	if (!r->bulk)
+		buckets_refresh(r, node, a, b, amt, sign);
 }
 
 int fw_rtl_take(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
@@ -553,7 +631,8 @@ int fw_rtl_take_upto(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
 		return 0;
 	}
 	list_take_upto(&r->node[node], r->K, a, b, amt);
-	buckets_refresh(r, node, a, b, NULL, 0);
+	if (!r->bulk)
+		buckets_refresh(r, node, a, b, NULL, 0);
 	return 0;
 }
 

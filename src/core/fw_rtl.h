@@ -66,6 +66,23 @@ void fw_rtl_free(struct fw_rtl *r);
 void fw_rtl_refine(struct fw_rtl *r);
 uint32_t fw_rtl_refined(const struct fw_rtl *r);
 
+/*
+ * Bulk loading.  Between fw_rtl_bulk_begin() and fw_rtl_bulk_end() the
+ * changes (capacities, takes, gives, refine) update only the nodes' free
+ * amounts; the search's per-bucket tables are rebuilt once, at the end,
+ * in O(nodes x buckets x resources) instead of per change.  Meant for
+ * loading a fresh timeline with every running job's booking (thousands
+ * of nodes at once, where each change would otherwise refresh the tables
+ * of its node).  In between, only the list queries may be asked
+ * (fw_rtl_free_min, fw_rtl_fits, fw_rtl_capacity, fw_rtl_next_change,
+ * fw_rtl_npoints): fw_rtl_earliest, fw_rtl_fit_at and
+ * fw_rtl_node_earliest read the tables and must wait for the end.
+ * Nesting is not counted: one end closes the bulk.  Every answer after
+ * the end is the same as without bulk loading.
+ */
+void fw_rtl_bulk_begin(struct fw_rtl *r);
+void fw_rtl_bulk_end(struct fw_rtl *r);
+
 uint32_t fw_rtl_nnodes(const struct fw_rtl *r);
 uint32_t fw_rtl_nres(const struct fw_rtl *r);
 int32_t fw_rtl_wslots(const struct fw_rtl *r);

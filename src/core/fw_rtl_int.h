@@ -50,6 +50,7 @@ struct fw_rtl {
 				   RTL_NLEV bitsets of nblocks words */
 	uint32_t LK;		/* resources with level sets: min(K,
 				   RTL_LEVK) */
+	bool bulk;		/* fw_rtl_bulk_begin: tables not kept */
 	struct rtl_list *benv;	/* nblocks envelopes, nbk points each */
 	uint8_t *bcnt;		/* nblocks * nbk * K: nodes of the block at
 				   the envelope's value (1..64) */

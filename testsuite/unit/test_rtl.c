@@ -840,6 +840,7 @@ static void prop_search(struct fw_rtl *r, const struct oracle *o,
 static void prop_world(uint64_t seed, bool big)
 {
 	static struct oracle o;
+	bool bulk = seed % 3 == 2;
 	struct span sp[256];
 	uint32_t nsp = 0;
 	struct fw_rtl *r;
@@ -856,10 +857,26 @@ static void prop_world(uint64_t seed, bool big)
 	}
 	r = fw_rtl_new(o.nn, PK, o.W);
 	cand = fw_bitset_new(o.nn);
+	/* A third of the worlds are loaded in bulk (capacities and the first
+	 * 60 changes, with a refine in some), as a plan loads its running
+	 * jobs: the tables rebuilt at the end must be the incremental ones. */
+	if (bulk)
+		fw_rtl_bulk_begin(r);
 	for (uint32_t i = 0; i < o.nn; i++)
 		prop_capacity(r, &o);
 	for (int step = 0; step < 300; step++) {
 		int op = rnd(20);
+
+		if (bulk && step == 60) {
+			fw_rtl_bulk_end(r);
+			check_buckets(r, &o);
+		}
+		if (bulk && step < 60) {	/* no table query in bulk */
+			if (op >= 13)
+				op = op % 12;
+			if (step == 30 && seed % 2 == 0)	/* the odd seeds refine later */
+				fw_rtl_refine(r);
+		}
 
 		if (op < 8)
 			prop_take(r, &o, sp, &nsp);
@@ -873,7 +890,7 @@ static void prop_world(uint64_t seed, bool big)
 			prop_search(r, &o, cand);
 		if (step % 25 == 0)
 			check_all_slots(r, &o);
-		if (step % 100 == 0)
+		if (step % 100 == 0 && !(bulk && step < 60))
 			check_buckets(r, &o);
 		/* A deep plan's finer buckets (fw_rtl_refine), once or twice
 		 * in half of the worlds: the same answers from then on. */
