@@ -158,33 +158,23 @@ static int expand(struct pctx *x, int line, const char *key, const char *expr,
 	return n;
 }
 
-static int add_switch(struct pctx *x, int line, const struct fw_kv *kv)
+/* The keys after SwitchName= on one line: Nodes, Switches, LinkSpeed. */
+static int switch_keys(struct pctx *x, int line, const struct fw_kv *kv,
+		       const char **nodes, const char **switches,
+		       uint32_t *speed)
 {
-	const char *name = kv->val[0], *nodes = NULL, *switches = NULL;
-	uint32_t speed = 1;
-	struct fw_topo_switch *s;
-	char **names = NULL;
-	int64_t prior;
-	int n;
-
-	if (!name[0])
-		return line_err(x, line, kv->key[0], name, "switch has no name");
-	if (strlen(name) > FW_TOPO_NAME_MAX)
-		return fw_err_set(x->err, x->t->file, line, kv->key[0], name,
-				  "switch name longer than %d characters "
-				  "(Slurm refuses it)", FW_TOPO_NAME_MAX);
 	for (int i = 1; i < kv->n; i++) {
 		const char *k = kv->key[i], *v = kv->val[i];
 
 		if (!strcasecmp(k, "Nodes")) {
-			nodes = v;
+			*nodes = v;
 		} else if (!strcasecmp(k, "Switches")) {
-			switches = v;
+			*switches = v;
 		} else if (!strcasecmp(k, "LinkSpeed")) {
 			struct fw_err e;
 
 			fw_err_clear(&e);
-			if (fw_parse_uint32(v, &speed, &e))
+			if (fw_parse_uint32(v, speed, &e))
 				return line_err(x, line, k, v, e.msg);
 		} else if (!strcasecmp(k, "SwitchName")) {
 			return line_err(x, line, k, v,
@@ -195,6 +185,16 @@ static int add_switch(struct pctx *x, int line, const struct fw_kv *kv)
 					"(Nodes, Switches, LinkSpeed)");
 		}
 	}
+	return 0;
+}
+
+/* A switch line's name and children are acceptable (before expanding). */
+static int switch_valid(struct pctx *x, int line, const struct fw_kv *kv,
+			const char *nodes, const char *switches)
+{
+	const char *name = kv->val[0];
+	int64_t prior;
+
 	if (nodes && switches)
 		return fw_err_set(x->err, x->t->file, line, "Switches",
 				  switches, "switch %s has both Nodes= and "
@@ -210,10 +210,15 @@ static int add_switch(struct pctx *x, int line, const struct fw_kv *kv)
 	if (x->t->nsw >= FW_TOPO_MAX_SWITCHES)
 		return fw_err_set(x->err, x->t->file, line, kv->key[0], name,
 				  "more than %u switches", FW_TOPO_MAX_SWITCHES);
-	n = expand(x, line, nodes ? "Nodes" : "Switches",
-		   nodes ? nodes : switches, &names);
-	if (n < 0)
-		return -1;
+	return 0;
+}
+
+/* A new switch record at the end of the table (grown as needed). */
+static struct fw_topo_switch *switch_append(struct pctx *x, const char *name,
+					    int line, uint32_t speed)
+{
+	struct fw_topo_switch *s;
+
 	if (x->t->nsw == x->cap) {
 		x->cap = x->cap ? 2 * x->cap : 16;
 		x->t->sw = fw_xrealloc(x->t->sw, x->cap * sizeof(*x->t->sw));
@@ -227,6 +232,31 @@ static int add_switch(struct pctx *x, int line, const struct fw_kv *kv)
 	s->link_speed = speed;
 	s->island = -1;
 	x->child_names[x->t->nsw] = NULL;
+	return s;
+}
+
+static int add_switch(struct pctx *x, int line, const struct fw_kv *kv)
+{
+	const char *name = kv->val[0], *nodes = NULL, *switches = NULL;
+	uint32_t speed = 1;
+	struct fw_topo_switch *s;
+	char **names = NULL;
+	int n;
+
+	if (!name[0])
+		return line_err(x, line, kv->key[0], name, "switch has no name");
+	if (strlen(name) > FW_TOPO_NAME_MAX)
+		return fw_err_set(x->err, x->t->file, line, kv->key[0], name,
+				  "switch name longer than %d characters "
+				  "(Slurm refuses it)", FW_TOPO_NAME_MAX);
+	if (switch_keys(x, line, kv, &nodes, &switches, &speed) ||
+	    switch_valid(x, line, kv, nodes, switches))
+		return -1;
+	n = expand(x, line, nodes ? "Nodes" : "Switches",
+		   nodes ? nodes : switches, &names);
+	if (n < 0)
+		return -1;
+	s = switch_append(x, name, line, speed);
 	if (nodes) {
 		s->nodes = names;
 		s->nnodes = (uint32_t)n;

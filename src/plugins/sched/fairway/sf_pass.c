@@ -1344,12 +1344,10 @@ static bool revalidate_after_yield(struct pass *p, struct qentry *e,
 	return true;
 }
 
-/*
- * Everything Slurm's schedulers check before trying a job, except what the
- * planner decides (resources, licenses, reservations' nodes).  May switch
- * *jobp to the array's meta record.  False: skip this record.
- */
-static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
+/* The job a queue record stands for (the array's meta record when the
+ * task was started in another partition), if it may still start: a
+ * record left from before a lock yield may be stale. */
+static job_record_t *record_job(struct pass *p, struct qentry *e)
 {
 	job_queue_rec_t *rec = e->rec;
 	job_record_t *job = rec->job_ptr;
@@ -1359,21 +1357,27 @@ static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
 		/* an array task was started in another partition */
 		job = find_job_record(job->array_job_id);
 		if (!job)
-			return false;
+			return NULL;
 	}
-	*jobp = job;
-	/* A record left from before a lock yield: the job may have started
-	 * (from its record of another partition), been requeued and still be
-	 * completing - pending again, but a start now would come before its
-	 * requeue hold is set and slurmd refuses the launch ("already
-	 * killed"); or revoked.  sched/backfill checks the same after its
-	 * yields (backfill.c, _job_runnable_now). */
+	/* The job may have started (from its record of another partition),
+	 * been requeued and still be completing - pending again, but a start
+	 * now would come before its requeue hold is set and slurmd refuses
+	 * the launch ("already killed"); or revoked.  sched/backfill checks
+	 * the same after its yields (backfill.c, _job_runnable_now). */
 	if (!IS_JOB_PENDING(job) || IS_JOB_COMPLETING(job) ||
 	    IS_JOB_REVOKED(job) || job->priority == 0 ||
 	    job->preempt_in_progress)
-		return false;
+		return NULL;
 	if (p->jobs_touched && !revalidate_after_yield(p, e, job))
-		return false;
+		return NULL;
+	return job;
+}
+
+/* Give the job its record's partition, QOS, priority, features and
+ * reservations, as Slurm's schedulers do before testing it. */
+static void apply_record(struct pass *p, job_queue_rec_t *rec,
+			 job_record_t *job)
+{
 	if (rec->use_prefer) {
 		job->details->features_use = job->details->prefer;
 		job->details->feature_list_use = job->details->prefer_list;
@@ -1391,26 +1395,40 @@ static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
 	job->last_sched_eval = p->now;
 	if (p->kind == SF_PASS_BACKFILL)
 		job->bit_flags |= BACKFILL_SCHED;
-	if (job->het_job_id) {
-		/* slurmctld only accepts heterogeneous jobs when SchedulerType
-		 * is literally sched/backfill, so they can only be here from
-		 * before a switch of SchedulerType: say why they wait. */
-		if (xstrcmp(job->state_desc, HETJOB_REASON)) {
-			xfree(job->state_desc);
-			job->state_desc = xstrdup(HETJOB_REASON);
-			last_job_update = p->now;
-		}
+}
+
+/* slurmctld only accepts heterogeneous jobs when SchedulerType is
+ * literally sched/backfill, so they can only be here from before a
+ * switch of SchedulerType: say why they wait. */
+static void hetjob_waits(struct pass *p, job_record_t *job)
+{
+	if (xstrcmp(job->state_desc, HETJOB_REASON)) {
+		xfree(job->state_desc);
+		job->state_desc = xstrdup(HETJOB_REASON);
+		last_job_update = p->now;
+	}
+}
+
+/* Array tasks: one rejected task of an array rejects the others of the
+ * same partition in this pass; Slurm's own array limits. */
+static bool array_runnable(struct pass *p, job_queue_rec_t *rec,
+			   job_record_t *job)
+{
+	if (!job->array_recs && job->array_task_id == NO_VAL)
+		return true;
+	if (p->reject_array && p->reject_array->array_job_id == job->array_job_id &&
+	    p->reject_array_part == rec->part_ptr)
 		return false;
-	}
-	if (job->array_recs || job->array_task_id != NO_VAL) {
-		if (p->reject_array && p->reject_array->array_job_id == job->array_job_id &&
-		    p->reject_array_part == rec->part_ptr)
-			return false;
-		p->reject_array = job;
-		p->reject_array_part = rec->part_ptr;
-		if (!job_array_start_test(job))
-			return false;
-	}
+	p->reject_array = job;
+	p->reject_array_part = rec->part_ptr;
+	return job_array_start_test(job);
+}
+
+/* Limits, QOS, deadline and association checks.  May switch *jobp. */
+static bool policy_runnable(struct pass *p, job_record_t **jobp)
+{
+	job_record_t *job;
+
 	if (job_limits_check(jobp, p->kind == SF_PASS_BACKFILL) != WAIT_NO_REASON)
 		return false;
 	job = *jobp;
@@ -1429,6 +1447,26 @@ static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * Everything Slurm's schedulers check before trying a job, except what the
+ * planner decides (resources, licenses, reservations' nodes).  May switch
+ * *jobp to the array's meta record.  False: skip this record.
+ */
+static bool runnable(struct pass *p, struct qentry *e, job_record_t **jobp)
+{
+	job_record_t *job = record_job(p, e);
+
+	if (!job)
+		return false;
+	*jobp = job;
+	apply_record(p, e->rec, job);
+	if (job->het_job_id) {
+		hetjob_waits(p, job);
+		return false;
+	}
+	return array_runnable(p, e->rec, job) && policy_runnable(p, jobp);
 }
 
 /* ------------------------------------------------------------ starting */

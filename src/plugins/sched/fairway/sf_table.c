@@ -298,84 +298,105 @@ static void explain_protection(char **out, const job_record_t *job,
 		add(out, "  Protection: none - beyond the reservation depth (ReservationDepth)\n");
 }
 
+/* A job that is not pending: its state, and what preempted it. */
+static void explain_not_pending(char **out, job_record_t *job,
+				const struct sf_jobinfo *e, const char *pre)
+{
+	char t1[64];
+
+	add(out, "Job %u is %s", job->job_id, job_state_string(job->job_state));
+	if (job->start_time && job->nodes) {
+		fmt_time(job->start_time, t1, sizeof(t1));
+		add(out, " since %s on %s", t1, job->nodes);
+	}
+	add(out, "\n");
+	if (pre)
+		add(out, "%s", pre);
+	if (e && e->preempted_for && IS_JOB_RUNNING(job) && job->preempt_time) {
+		fmt_time(e->preempted_at, t1, sizeof(t1));
+		add(out, "  Preempted for: job %u (planned %s)\n",
+		    e->preempted_for, t1);
+		explain_requeue_plan(out, e);
+	}
+}
+
+/* The planned start (or why there is none) of a decided pending job. */
+static void explain_start(char **out, const struct sf_jobinfo *e, time_t now)
+{
+	char t1[64], t2[64], dt[64];
+
+	if (e->kind == FW_PLAN_RESERVED || e->kind == FW_PLAN_ESTIMATED) {
+		fmt_time(e->start, t1, sizeof(t1));
+		fmt_delta(e->start - now, dt, sizeof(dt));
+		add(out, "  Expected start: %s (in %s)%s%s%s\n", t1, dt,
+		    e->nodes ? " on " : "", e->nodes ? e->nodes : "",
+		    e->kind == FW_PLAN_ESTIMATED ? " [estimate]" : "");
+		if (e->end) {
+			fmt_time(e->end, t2, sizeof(t2));
+			add(out, "  Expected end:   %s (time limit)\n", t2);
+		}
+	} else if (e->kind == FW_PLAN_NOT_IN_WINDOW) {
+		add(out, "  Expected start: not within the planning window (bf_window)\n");
+	} else if (e->kind == FW_PLAN_NOT_RUNNABLE) {
+		add(out, "  Expected start: never as the cluster is defined\n");
+	} else {
+		add(out, "  Plan: %s\n", fw_plan_kind_str((enum fw_plan_kind)e->kind));
+	}
+}
+
+/* A pending job the planner has decided: start, reason, protection. */
+static void explain_pending(char **out, job_record_t *job,
+			    const struct sf_jobinfo *e, time_t now)
+{
+	char t1[64];
+
+	add(out, "Job %u: pending in partition %s with priority %u (plan of %lds ago)\n",
+	    job->job_id, e->partition ? e->partition : "?", e->priority,
+	    (long)(now - e->decided));
+	explain_start(out, e, now);
+	if (planned_since_preemption(e) && job->details &&
+	    (IS_JOB_COMPLETING(job) || job->details->begin_time > now)) {
+		fmt_time(e->preempted_at, t1, sizeof(t1));
+		add(out, "  Requeued: preempted for job %u (planned %s)\n",
+		    e->preempted_for, t1);
+	}
+	explain_reason(out, e);
+	explain_protection(out, job, e);
+	if (e->across_islands)
+		add(out, "  Placement: spans several islands (no single island can take it)\n");
+}
+
+/* The request server frees with free(), not xfree(). */
+static char *explain_result(char *out)
+{
+	char *r = strdup(out);
+
+	xfree(out);
+	return r;
+}
+
 char *sf_explain(uint32_t job_id, uid_t uid, const char *pre)
 {
 	job_record_t *job = find_job_record(job_id);
 	struct sf_jobinfo *e;
-	char *out = NULL, t1[64], t2[64], dt[64];
-	time_t now = time(NULL);
+	char *out = NULL;
 
 	if (!job || !fw_job_visible_to(job, uid)) {
-		char *r;
-
 		add(&out, "job %u: no such job (or not visible to you)\n", job_id);
-		r = strdup(out);
-		xfree(out);
-		return r;
+		return explain_result(out);
 	}
 	pthread_mutex_lock(&sf.tab_mu);
 	e = sf_tab_get(job_id, false);
-	if (!IS_JOB_PENDING(job)) {
-		add(&out, "Job %u is %s", job_id, job_state_string(job->job_state));
-		if (job->start_time && job->nodes) {
-			fmt_time(job->start_time, t1, sizeof(t1));
-			add(&out, " since %s on %s", t1, job->nodes);
-		}
-		add(&out, "\n");
-		if (pre)
-			add(&out, "%s", pre);
-		if (e && e->preempted_for && IS_JOB_RUNNING(job) &&
-		    job->preempt_time) {
-			fmt_time(e->preempted_at, t1, sizeof(t1));
-			add(&out, "  Preempted for: job %u (planned %s)\n",
-			    e->preempted_for, t1);
-			explain_requeue_plan(&out, e);
-		}
-	} else if (!e || !e->decided) {
+	if (!IS_JOB_PENDING(job))
+		explain_not_pending(&out, job, e, pre);
+	else if (!e || !e->decided)
 		add(&out, "Job %u is pending; Fairway has not planned it yet (reason: %s)\n",
 		    job_id, job_state_reason_string(job->state_reason));
-	} else {
-		add(&out, "Job %u: pending in partition %s with priority %u (plan of %lds ago)\n",
-		    job_id, e->partition ? e->partition : "?", e->priority,
-		    (long)(now - e->decided));
-		if (e->kind == FW_PLAN_RESERVED || e->kind == FW_PLAN_ESTIMATED) {
-			fmt_time(e->start, t1, sizeof(t1));
-			fmt_delta(e->start - now, dt, sizeof(dt));
-			add(&out, "  Expected start: %s (in %s)%s%s%s\n", t1, dt,
-			    e->nodes ? " on " : "", e->nodes ? e->nodes : "",
-			    e->kind == FW_PLAN_ESTIMATED ? " [estimate]" : "");
-			if (e->end) {
-				fmt_time(e->end, t2, sizeof(t2));
-				add(&out, "  Expected end:   %s (time limit)\n", t2);
-			}
-		} else if (e->kind == FW_PLAN_NOT_IN_WINDOW) {
-			add(&out, "  Expected start: not within the planning window (bf_window)\n");
-		} else if (e->kind == FW_PLAN_NOT_RUNNABLE) {
-			add(&out, "  Expected start: never as the cluster is defined\n");
-		} else {
-			add(&out, "  Plan: %s\n", fw_plan_kind_str((enum fw_plan_kind)e->kind));
-		}
-		if (planned_since_preemption(e) && job->details &&
-		    (IS_JOB_COMPLETING(job) ||
-		     job->details->begin_time > now)) {
-			fmt_time(e->preempted_at, t1, sizeof(t1));
-			add(&out, "  Requeued: preempted for job %u (planned %s)\n",
-			    e->preempted_for, t1);
-		}
-		explain_reason(&out, e);
-		explain_protection(&out, job, e);
-		if (e->across_islands)
-			add(&out, "  Placement: spans several islands (no single island can take it)\n");
-	}
+	else
+		explain_pending(&out, job, e, time(NULL));
 	if (e && e->bypass)
 		add(&out, "  Bypassed by lower-priority jobs: %u time%s\n", e->bypass,
 		    e->bypass == 1 ? "" : "s");
 	pthread_mutex_unlock(&sf.tab_mu);
-	{
-		/* the request server frees with free(), not xfree() */
-		char *r = strdup(out);
-
-		xfree(out);
-		return r;
-	}
+	return explain_result(out);
 }
