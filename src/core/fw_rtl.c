@@ -385,17 +385,33 @@ static void block_levels(struct fw_rtl *r, uint32_t b, uint32_t j,
  * sets) from the lists: a sweep per node and a pass per block, instead of
  * a refresh per change and node (fw_rtl_refine, fw_rtl_bulk_end).
  */
-static void tables_rebuild(struct fw_rtl *r)
+static void tables_rebuild(struct fw_rtl *r, const uint64_t *only)
 {
-	for (uint32_t i = 0; i < r->nnodes; i++)
-		node_maxima(r, i);
+	for (uint32_t b = 0; b < r->nblocks; b++) {
+		uint64_t w = only ? only[b] : fw_rtl_block_word(r, NULL, b);
+
+		for (; w; w &= w - 1)
+			node_maxima(r, b * 64 + fw_ctz64(w));
+	}
 	for (uint32_t j = 0; j < r->nbk; j++)
 		for (uint32_t b = 0; b < r->nblocks; b++) {
+			if (only && !only[b])
+				continue;
 			for (uint32_t k = 0; k < r->K; k++)
 				block_bucket(r, b, j, k);
 			for (uint32_t k = 0; k < r->LK; k++)
 				block_levels(r, b, j, k);
 		}
+}
+
+/* In bulk, note that node changed and tell the caller to skip the
+ * tables; otherwise false. */
+static bool deferred(struct fw_rtl *r, uint32_t node)
+{
+	if (!r->bulk)
+		return false;
+	r->dirty[node / 64] |= (uint64_t)1 << (node % 64);
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -457,6 +473,7 @@ void fw_rtl_free(struct fw_rtl *r)
 	free(r->open);
 	free(r->gend);
 	fw_rtl_hints_free(r);
+	free(r->dirty);
 	free(r);
 }
 
@@ -467,23 +484,34 @@ void fw_rtl_refine(struct fw_rtl *r)
 	buckets_free(r);
 	r->bdiv *= 2;
 	buckets_init(r);
-	if (!r->bulk)
-		tables_rebuild(r);
+	if (r->bulk)
+		r->bulk_all = true;	/* the new tables are empty */
+	else
+		tables_rebuild(r, NULL);
 }
 
 void fw_rtl_bulk_begin(struct fw_rtl *r)
 {
+	if (r->bulk)
+		return;
 	r->bulk = true;
+	r->bulk_all = false;
+	r->dirty = fw_xcalloc(r->nblocks, sizeof(*r->dirty));
 }
 
+/* Only the nodes changed in bulk (and their blocks) are rebuilt: a
+ * reservation's view loads a few nodes of a large timeline. */
 void fw_rtl_bulk_end(struct fw_rtl *r)
 {
 	if (!r->bulk)
 		return;
 	r->bulk = false;
 	for (uint32_t b = 0; b < r->nblocks; b++)
-		block_max_update(r, b);
-	tables_rebuild(r);
+		if (r->bulk_all || r->dirty[b])
+			block_max_update(r, b);
+	tables_rebuild(r, r->bulk_all ? NULL : r->dirty);
+	free(r->dirty);
+	r->dirty = NULL;
 }
 
 uint32_t fw_rtl_refined(const struct fw_rtl *r)
@@ -541,7 +569,7 @@ int fw_rtl_set_capacity(struct fw_rtl *r, uint32_t node, const int64_t *cap)
 	list_add(l, K, 0, FW_RTL_INF, delta, 1);
 	memcpy(old, cap, K * sizeof(*old));
 	fw_rtl_hints_drop(r);
-	if (r->bulk)
+	if (deferred(r, node))
 		return 0;
 	block_max_update(r, node / 64);
 	buckets_refresh(r, node, 0, FW_RTL_INF, NULL, 0);
@@ -592,7 +620,7 @@ static void apply(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
 		  const int64_t *amt, int sign)
 {
 	list_add(&r->node[node], r->K, a, b, amt, sign);
-	if (!r->bulk)
+	if (!deferred(r, node))
 		buckets_refresh(r, node, a, b, amt, sign);
 }
 
@@ -631,7 +659,7 @@ int fw_rtl_take_upto(struct fw_rtl *r, uint32_t node, int32_t a, int32_t b,
 		return 0;
 	}
 	list_take_upto(&r->node[node], r->K, a, b, amt);
-	if (!r->bulk)
+	if (!deferred(r, node))
 		buckets_refresh(r, node, a, b, NULL, 0);
 	return 0;
 }

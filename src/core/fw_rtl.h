@@ -69,8 +69,9 @@ uint32_t fw_rtl_refined(const struct fw_rtl *r);
 /*
  * Bulk loading.  Between fw_rtl_bulk_begin() and fw_rtl_bulk_end() the
  * changes (capacities, takes, gives, refine) update only the nodes' free
- * amounts; the search's per-bucket tables are rebuilt once, at the end,
- * in O(nodes x buckets x resources) instead of per change.  Meant for
+ * amounts; the search's per-bucket tables of the nodes that changed (all
+ * after a refine) are rebuilt once, at the end, in O(changed nodes x
+ * buckets x resources) instead of per change.  Meant for
  * loading a fresh timeline with every running job's booking (thousands
  * of nodes at once, where each change would otherwise refresh the tables
  * of its node).  In between, only the list queries may be asked

@@ -51,6 +51,8 @@ struct fw_rtl {
 	uint32_t LK;		/* resources with level sets: min(K,
 				   RTL_LEVK) */
 	bool bulk;		/* fw_rtl_bulk_begin: tables not kept */
+	bool bulk_all;		/* ... and recut (refine): rebuild all */
+	uint64_t *dirty;	/* nblocks words: nodes changed in bulk */
 	struct rtl_list *benv;	/* nblocks envelopes, nbk points each */
 	uint8_t *bcnt;		/* nblocks * nbk * K: nodes of the block at
 				   the envelope's value (1..64) */

@@ -867,14 +867,21 @@ static void prop_world(uint64_t seed, bool big)
 	for (int step = 0; step < 300; step++) {
 		int op = rnd(20);
 
-		if (bulk && step == 60) {
+		/* and again over steps 150-179, where a few nodes change:
+		 * only theirs are rebuilt */
+		if (bulk && step == 150)
+			fw_rtl_bulk_begin(r);
+		if (bulk && (step == 60 || step == 180)) {
 			fw_rtl_bulk_end(r);
 			check_buckets(r, &o);
 		}
-		if (bulk && step < 60) {	/* no table query in bulk */
-			if (op >= 13)
+		if (bulk && (step < 60 || (step >= 150 && step < 180))) {
+			if (op >= 13)	/* no table query in bulk */
 				op = op % 12;
-			if (step == 30 && seed % 2 == 0)	/* the odd seeds refine later */
+			/* a recut in bulk rebuilds every node, changed or
+			 * not (the odd seeds refine later) */
+			if ((step == 30 && seed % 12 == 2) ||
+			    (step == 160 && seed % 12 == 8))
 				fw_rtl_refine(r);
 		}
 
@@ -890,7 +897,7 @@ static void prop_world(uint64_t seed, bool big)
 			prop_search(r, &o, cand);
 		if (step % 25 == 0)
 			check_all_slots(r, &o);
-		if (step % 100 == 0 && !(bulk && step < 60))
+		if (step % 100 == 0 && !(bulk && step < 60))	/* 100: not in bulk */
 			check_buckets(r, &o);
 		/* A deep plan's finer buckets (fw_rtl_refine), once or twice
 		 * in half of the worlds: the same answers from then on. */
