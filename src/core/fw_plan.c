@@ -465,6 +465,8 @@ int fw_plan_decide(struct fw_plan *p, const struct fw_plan_job *j,
 		}
 	}
 	p->last = k;
+	if (!p->setup_done)
+		run_flush(p);
 	p->setup_done = true;
 	decision_init(d, p->nseq, j->part);
 	seq_push(p);

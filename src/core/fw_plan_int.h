@@ -232,6 +232,12 @@ struct fw_plan {
 	struct fw_bitset *idle;		/* run view: usable, not running/started */
 	uint64_t idle_gen;		/* bumped whenever idle changes */
 	int64_t *lic_idle;		/* run view licenses */
+	/* Node-sharing running jobs hold their nodes out of the whole-node
+	 * view until their end: per node the latest such end, applied to
+	 * the view at once when set-up closes (run_flush) rather than one
+	 * walk over the view per job.  0 = nothing deferred. */
+	int32_t *run_end;
+	bool run_pending;
 
 	struct advres *resv;
 	struct fw_tl_resv *tresv;
@@ -404,6 +410,7 @@ int check_set(const struct fw_plan *p, const struct fw_bitset *b,
 	      const char *what, struct fw_err *err);
 int check_uses(const struct fw_plan *p, const struct fw_node_use *u,
 	       uint32_t n, const char *what, struct fw_err *err);
+void run_flush(struct fw_plan *p);
 struct fw_bitset *uses_set(struct fw_plan *p,
 			   const struct fw_node_use *u, uint32_t n);
 void take_uses(struct fw_plan *p, const struct fw_node_use *u,

@@ -90,6 +90,7 @@ void fw_plan_free(struct fw_plan *p)
 	if (!p)
 		return;
 	fw_tl_free(&p->tl);
+	free(p->run_end);
 	fw_scratch_free(&p->sc);
 	fw_share_free(p->sh);
 	preempt_free(p->pre);
@@ -264,6 +265,70 @@ void take_uses(struct fw_plan *p, const struct fw_node_use *u,
 	fw_tl_occupy(&p->tl, uses_set(p, u, n), a, b, NULL, 0, views);
 }
 
+/* Book the per-node amounts of u[0..n-1] over [a, b) (the share layer
+ * only; the whole-node view is the caller's). */
+static void share_uses(struct fw_plan *p, const struct fw_node_use *u,
+		       uint32_t n, int32_t a, int32_t b)
+{
+	int64_t *amt = fw_xmalloc(p->sh->K * sizeof(int64_t));
+	struct fw_share_owner o = { FW_HOLD_RUNNING, 0 };
+
+	for (uint32_t k = 0; k < n; k++) {
+		o.id = u[k].job;
+		fw_share_use_amounts(p->sh, &u[k], amt);
+		fw_share_take(p->sh, u[k].node, a, b, amt, o);
+	}
+	free(amt);
+}
+
+struct run_node {
+	int32_t end;
+	uint32_t node;
+};
+
+static int run_node_cmp(const void *x, const void *y)
+{
+	const struct run_node *a = x, *b = y;
+
+	return (a->end < b->end) - (a->end > b->end);	/* latest first */
+}
+
+/*
+ * Apply the deferred running jobs to the whole-node view: taking nodes out
+ * of it commutes, so it is the same view as one take per job.  Latest end
+ * first, the set of nodes busy until at least that end grows, and each
+ * stretch of time between two ends is taken once with that set.
+ */
+void run_flush(struct fw_plan *p)
+{
+	struct run_node *rn;
+	uint32_t n = 0;
+
+	if (!p->run_pending)
+		return;
+	p->run_pending = false;
+	rn = fw_xmalloc(p->cl->nnodes * sizeof(*rn));
+	for (uint32_t i = 0; i < p->cl->nnodes; i++)
+		if (p->run_end[i] > 0) {
+			rn[n].end = p->run_end[i];
+			rn[n++].node = i;
+			p->run_end[i] = 0;
+		}
+	qsort(rn, n, sizeof(*rn), run_node_cmp);
+	fw_bitset_clear_all(p->tmp);
+	for (uint32_t k = 0; k < n;) {
+		int32_t end = rn[k].end;
+
+		for (; k < n && rn[k].end == end; k++)
+			fw_bitset_set(p->tmp, rn[k].node);
+		fw_tl_occupy(&p->tl, p->tmp, k < n ? rn[k].end : 0, end, NULL,
+			     0, FW_TL_AVAIL | FW_TL_FREE);
+	}
+	fw_bitset_andnot(p->idle, p->tmp);
+	p->idle_gen++;
+	free(rn);
+}
+
 int fw_plan_add_running_use(struct fw_plan *p, const struct fw_node_use *u,
 			    uint32_t n, fw_time_t end,
 			    const struct fw_plan_lic *lics, uint32_t nlics,
@@ -285,12 +350,16 @@ int fw_plan_add_running_use(struct fw_plan *p, const struct fw_node_use *u,
 	b = end <= 0 ? FW_TL_INF : end_slot(p, end);
 	if (b < 1)
 		b = 1;	/* overdue: still busy in the current step */
-	take_uses(p, u, n, 0, b, FW_TL_AVAIL | FW_TL_FREE,
-		  (struct fw_share_owner){ FW_HOLD_RUNNING, 0 });
-	fw_tl_occupy(&p->tl, p->no_nodes, 0, b, lics, nlics, FW_TL_AVAIL |
-		     FW_TL_FREE);
-	fw_bitset_andnot(p->idle, uses_set(p, u, n));
-	p->idle_gen++;
+	share_uses(p, u, n, 0, b);
+	if (!p->run_end)
+		p->run_end = fw_xcalloc(p->cl->nnodes, sizeof(*p->run_end));
+	for (uint32_t k = 0; k < n; k++)	/* FW_TL_INF is the latest */
+		if (b > p->run_end[u[k].node])
+			p->run_end[u[k].node] = b;
+	p->run_pending = true;
+	if (nlics)
+		fw_tl_occupy(&p->tl, p->no_nodes, 0, b, lics, nlics,
+			     FW_TL_AVAIL | FW_TL_FREE);
 	for (uint32_t k = 0; k < nlics; k++)
 		p->lic_idle[lics[k].idx] -= lics[k].count;
 	return 0;
