@@ -246,12 +246,11 @@ struct fw_bitset *uses_set(struct fw_plan *p,
 	return p->tmp;
 }
 
-/* Book u[0..n-1] over [a, b) in both views: the amounts per node, and
- * the nodes out of the whole-node view (they are not entirely free).
- * Running jobs are named by their own ids (u[k].job). */
-void take_uses(struct fw_plan *p, const struct fw_node_use *u,
-	       uint32_t n, int32_t a, int32_t b, int views,
-	       struct fw_share_owner o)
+/* Book the per-node amounts of u[0..n-1] over [a, b) (the share layer
+ * only).  Running jobs are named by their own ids (u[k].job). */
+static void share_uses(struct fw_plan *p, const struct fw_node_use *u,
+		       uint32_t n, int32_t a, int32_t b,
+		       struct fw_share_owner o)
 {
 	int64_t *amt = fw_xmalloc(p->sh->K * sizeof(int64_t));
 
@@ -262,23 +261,16 @@ void take_uses(struct fw_plan *p, const struct fw_node_use *u,
 		fw_share_take(p->sh, u[k].node, a, b, amt, o);
 	}
 	free(amt);
-	fw_tl_occupy(&p->tl, uses_set(p, u, n), a, b, NULL, 0, views);
 }
 
-/* Book the per-node amounts of u[0..n-1] over [a, b) (the share layer
- * only; the whole-node view is the caller's). */
-static void share_uses(struct fw_plan *p, const struct fw_node_use *u,
-		       uint32_t n, int32_t a, int32_t b)
+/* Book u[0..n-1] over [a, b) in both views: the amounts per node, and
+ * the nodes out of the whole-node view (they are not entirely free). */
+void take_uses(struct fw_plan *p, const struct fw_node_use *u,
+	       uint32_t n, int32_t a, int32_t b, int views,
+	       struct fw_share_owner o)
 {
-	int64_t *amt = fw_xmalloc(p->sh->K * sizeof(int64_t));
-	struct fw_share_owner o = { FW_HOLD_RUNNING, 0 };
-
-	for (uint32_t k = 0; k < n; k++) {
-		o.id = u[k].job;
-		fw_share_use_amounts(p->sh, &u[k], amt);
-		fw_share_take(p->sh, u[k].node, a, b, amt, o);
-	}
-	free(amt);
+	share_uses(p, u, n, a, b, o);
+	fw_tl_occupy(&p->tl, uses_set(p, u, n), a, b, NULL, 0, views);
 }
 
 struct run_node {
@@ -350,7 +342,8 @@ int fw_plan_add_running_use(struct fw_plan *p, const struct fw_node_use *u,
 	b = end <= 0 ? FW_TL_INF : end_slot(p, end);
 	if (b < 1)
 		b = 1;	/* overdue: still busy in the current step */
-	share_uses(p, u, n, 0, b);
+	share_uses(p, u, n, 0, b,
+		   (struct fw_share_owner){ FW_HOLD_RUNNING, 0 });
 	if (!p->run_end)
 		p->run_end = fw_xcalloc(p->cl->nnodes, sizeof(*p->run_end));
 	for (uint32_t k = 0; k < n; k++)	/* FW_TL_INF is the latest */
