@@ -167,11 +167,25 @@ static uint32_t last_bucket(const struct fw_rtl *r, int32_t c, int32_t d)
 	return fw_rtl_bucket_of(r, c + d - 1);
 }
 
-/* r->jend for windows of d slots. */
+/* r->jend for windows of d slots: the last bucket [t_j, t_j + d)
+ * touches, for each bucket start t_j.  Both grow with j, so one walk
+ * over the bucket starts (not a binary search per bucket). */
 static void window_ends(struct fw_rtl *r, int32_t d)
 {
-	for (uint32_t j = 0; j < r->nbk; j++)
-		r->jend[j] = last_bucket(r, r->benv[0].t[j], d);
+	const int32_t *t = r->benv[0].t;
+	uint32_t e = 0;
+
+	for (uint32_t j = 0; j < r->nbk; j++) {
+		int64_t last = d == FW_RTL_INF ? INT64_MAX : (int64_t)t[j] + d - 1;
+
+		if (last >= r->W) {
+			r->jend[j] = r->nbk - 1;
+			continue;
+		}
+		while (e + 1 < r->nbk && t[e + 1] <= last)
+			e++;
+		r->jend[j] = e;
+	}
 }
 
 /* Nodes of x (block b) in the request's level sets of every bucket
@@ -577,9 +591,18 @@ int32_t fw_rtl_node_earliest(const struct fw_rtl *r, uint32_t node,
 	return f > lo ? f : lo;
 }
 
-static uint32_t count_cand(const struct fw_rtl *r, const struct fw_bitset *c)
+/* Has cand (NULL: every node) at least n nodes?  Counted only as far
+ * as needed: one word for most jobs. */
+static bool enough_cand(const struct fw_rtl *r, const struct fw_bitset *c,
+			uint32_t n)
 {
-	return c ? fw_bitset_count(c) : r->nnodes;
+	uint32_t got = 0;
+
+	if (!c)
+		return r->nnodes >= n;
+	for (uint32_t w = 0; w < c->nwords && got < n; w++)
+		got += fw_popcount64(c->w[w]);
+	return got >= n;
 }
 
 int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
@@ -590,7 +613,7 @@ int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
 	q->start = -1;
 	if (q->n == 0 || q->d < 1 || smin > q->smax ||
 	    (q->cand && q->cand->nbits != r->nnodes) ||
-	    count_cand(r, q->cand) < q->n)
+	    !enough_cand(r, q->cand, q->n))
 		return -1;
 	/* Past W nothing changes: a start there may as well be at W. */
 	hi = q->smax < r->W ? q->smax : r->W;
