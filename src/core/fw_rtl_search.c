@@ -591,18 +591,12 @@ int32_t fw_rtl_node_earliest(const struct fw_rtl *r, uint32_t node,
 	return f > lo ? f : lo;
 }
 
-/* Has cand (NULL: every node) at least n nodes?  Counted only as far
- * as needed: one word for most jobs. */
+/* Has cand (NULL: every node) at least n >= 1 nodes?  The n-th node's
+ * index stops the count at n: one word for most jobs. */
 static bool enough_cand(const struct fw_rtl *r, const struct fw_bitset *c,
 			uint32_t n)
 {
-	uint32_t got = 0;
-
-	if (!c)
-		return r->nnodes >= n;
-	for (uint32_t w = 0; w < c->nwords && got < n; w++)
-		got += fw_popcount64(c->w[w]);
-	return got >= n;
+	return c ? fw_bitset_nth_set(c, n - 1) >= 0 : r->nnodes >= n;
 }
 
 int32_t fw_rtl_earliest(struct fw_rtl *r, struct fw_rtl_query *q)
