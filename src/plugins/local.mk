@@ -26,6 +26,13 @@ src_plugins_sched_fairway_sched_fairway_la_CFLAGS = $(FW_SLURM_CFLAGS)
 src_plugins_sched_fairway_sched_fairway_la_LDFLAGS = $(FW_PLUGIN_LDFLAGS)
 src_plugins_sched_fairway_sched_fairway_la_LIBADD = src/core/libfwcore.la -lmunge -lm
 
+# The plugins' own objects, without the core they link: the core includes
+# no Slurm header, so contrib/compile-check.sh builds it against one Slurm
+# tree only and just these objects against every other release.
+plugin-objects: $(src_plugins_priority_fairway_priority_fairway_la_OBJECTS) \
+	$(src_plugins_sched_fairway_sched_fairway_la_OBJECTS)
+.PHONY: plugin-objects
+
 # Stage the built plugins in <builddir>/plugins so a local cluster can name
 # that directory first in a colon-separated PluginDir.  Copy, then rename:
 # overwriting the file in place changes the code under a running

@@ -1,6 +1,9 @@
 # Check unit tests.  The core is compiled twice for the tests - plainly and
 # with AddressSanitizer + UBSan - into two static libraries, and every test
 # program is linked against each (suffix _asan for the sanitized one).
+# test_run.h: how each program runs its suites (the ASan twins in one
+# process, the plain programs a fork per test).
+EXTRA_DIST += testsuite/unit/test_run.h
 if HAVE_CHECK
 UNIT_CFLAGS = $(FW_CORE_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/testsuite/unit
 UNIT_LIBS = $(CHECK_LIBS) -lm

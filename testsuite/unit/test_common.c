@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fw_common.h"
+#include "test_run.h"
 
 START_TEST(durations_in_slurm_formats)
 {
@@ -285,10 +286,6 @@ static Suite *common_suite(void)
 int main(void)
 {
 	SRunner *sr = srunner_create(common_suite());
-	int failed;
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fw_test_run(sr);
 }

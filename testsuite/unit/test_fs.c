@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "fw_fairshare.h"
+#include "test_run.h"
 
 /* shared with test_fs_conf.c and test_fs_state.c */
 struct fw_fs_conf *fs_test_conf(const char *const *slurm,
@@ -1088,7 +1089,6 @@ static Suite *fs_suite(void)
 int main(void)
 {
 	SRunner *sr;
-	int failed;
 
 	/* reset boundaries are in local time, as in slurmctld */
 	setenv("TZ", "UTC", 1);
@@ -1096,8 +1096,5 @@ int main(void)
 	sr = srunner_create(fs_suite());
 	srunner_add_suite(sr, fs_conf_suite());
 	srunner_add_suite(sr, fs_state_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fw_test_run(sr);
 }

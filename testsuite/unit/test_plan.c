@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "test_plan_util.h"
+#include "test_run.h"
 
 /* One test's world. */
 struct world {
@@ -1879,7 +1880,6 @@ Suite *plan_sched_suite(void)
 int main(void)
 {
 	SRunner *sr = srunner_create(plan_sched_suite());
-	int failed;
 
 	srunner_add_suite(sr, plan_bitset_suite());
 	srunner_add_suite(sr, plan_conf_suite());
@@ -1887,8 +1887,5 @@ int main(void)
 	srunner_add_suite(sr, plan_size_suite());
 	srunner_add_suite(sr, plan_share_suite());
 	srunner_add_suite(sr, plan_preempt_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fw_test_run(sr);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fw_config.h"
+#include "test_run.h"
 
 /* 2026-11-22T00:00:00Z, a Sunday; tests run with TZ=UTC. */
 #define NOW ((fw_time_t)1795305600)
@@ -541,10 +542,6 @@ static Suite *presets_suite(void)
 int main(void)
 {
 	SRunner *sr = srunner_create(presets_suite());
-	int failed;
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fw_test_run(sr);
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "test_prio.h"
+#include "test_run.h"
 
 #define EPS 1e-9
 #define ck_near(a, b) ck_assert_msg(fabs((double)(a) - (double)(b)) < EPS * (1 + fabs((double)(b))), \
@@ -1525,7 +1526,6 @@ Suite *prio_compute_suite(void)
 int main(void)
 {
 	SRunner *sr;
-	int failed;
 
 	/* windows are evaluated in local time; the tests are written in UTC */
 	setenv("TZ", "UTC", 1);
@@ -1533,8 +1533,5 @@ int main(void)
 	sr = srunner_create(prio_compute_suite());
 	srunner_add_suite(sr, prio_conf_suite());
 	srunner_add_suite(sr, prio_accrue_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fw_test_run(sr);
 }

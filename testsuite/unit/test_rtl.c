@@ -15,6 +15,7 @@
 
 #include "fw_rtl.h"
 #include "fw_rtl_int.h"
+#include "test_run.h"
 
 /* Resource indices of the hand-worked cases. */
 enum { CPU, MEM, A100, V100, SHARD, TMPDISK, NRES };
@@ -973,10 +974,6 @@ static Suite *rtl_suite(void)
 int main(void)
 {
 	SRunner *sr = srunner_create(rtl_suite());
-	int failed;
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fw_test_run(sr);
 }

@@ -14,6 +14,7 @@
 #include "sim_report.h"
 #include "sim_trace.h"
 #include "sim_util.h"
+#include "test_run.h"
 
 /* 2024-01-01T00:00:00Z: 19723 days after 1970-01-01, 19723*86400. */
 #define JAN1_2024 1704067200LL
@@ -1202,10 +1203,6 @@ static Suite *io_suite(void)
 int main(void)
 {
 	SRunner *sr = srunner_create(io_suite());
-	int failed;
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fw_test_run(sr);
 }

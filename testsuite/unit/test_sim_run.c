@@ -14,6 +14,7 @@
 #include "sim_engine.h"
 #include "sim_report.h"
 #include "sim_trace.h"
+#include "test_run.h"
 
 #define H 3600
 /* 2024-01-01T00:00:00Z */
@@ -1332,10 +1333,6 @@ static Suite *run_suite(void)
 int main(void)
 {
 	SRunner *sr = srunner_create(run_suite());
-	int failed;
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fw_test_run(sr);
 }

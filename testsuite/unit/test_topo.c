@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fw_topo.h"
+#include "test_run.h"
 
 static struct fw_topo *parse(const char *text, struct fw_err *e)
 {
@@ -325,10 +326,6 @@ static Suite *topo_suite(void)
 int main(void)
 {
 	SRunner *sr = srunner_create(topo_suite());
-	int failed;
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fw_test_run(sr);
 }
