@@ -4,7 +4,8 @@
 #     the new PriorityWeightPartition (computed by hand); a fairway.conf
 #     with an unknown key is rejected at reconfigure and the old
 #     configuration stays;
-#  2. 15 s of churn while 60 short jobs are scheduled: nodes set DOWN (their
+#  2. 15 s (up to 45 s, until 5 changes were sent while sdiag showed a pass
+#     running) of churn while 60 short jobs are scheduled: nodes set DOWN (their
 #     jobs are requeued by Slurm) and resumed, drained and resumed, the
 #     partition shrunk and grown and set DOWN and UP, a partition created
 #     and deleted, reconfigures (jobs in two partitions: both are in
@@ -67,9 +68,12 @@ for i in $(seq 60); do
 done
 mark_churn=$(log_mark)
 declare -A cancelled
-actions=0; t_end=$((SECONDS + 15))
+# 15 s at least; longer (up to 45 s) until 5 changes were sent during a
+# pass: on a quiet machine a pass over 60 jobs is short, and catching it
+# is luck (2 of 17 changes once, in a CI run).
+actions=0; t_min=$((SECONDS + 15)); t_max=$((SECONDS + 45))
 rand_job() { squeue -h -t "$1" -n churn -o %i | shuf -n1; }
-# wait (up to 1.5 s) until a pass is running (sdiag takes no slurmctld lock
+# wait (up to 2 s) until a pass is running (sdiag takes no slurmctld lock
 # and reports bf_active, which sched/fairway sets for each pass), so that
 # the next change arrives while the pass holds or has yielded its locks
 inpass=0
@@ -80,7 +84,8 @@ in_pass() {
   done
   return 0
 }
-while [ $SECONDS -lt $t_end ]; do
+while [ $SECONDS -lt $t_min ] || { [ $inpass -lt 5 ] && [ $SECONDS -lt $t_max ]; }; do
+  in_pass
   case $((RANDOM % 12)) in
     0) scontrol update nodename=n$((1 + RANDOM % 4)) state=down reason=churn;;
     1) for n in 1 2 3 4; do scontrol update nodename=n$n state=resume 2> /dev/null; done;;
@@ -92,16 +97,16 @@ while [ $SECONDS -lt $t_end ]; do
     6) scontrol reconfigure;;
     11) scontrol create partitionname=tmp nodes=n[1-2] state=up 2> /dev/null
         sleep 0.2; scontrol delete partitionname=tmp 2> /dev/null;;
-    7|8) j=$(rand_job R); [ -n "$j" ] && in_pass && scontrol requeue "$j" 2> /dev/null;;
-    9) j=$(rand_job R); [ -n "$j" ] && in_pass && scancel "$j" && cancelled[$j]=1;;
-    10) j=$(rand_job PD); [ -n "$j" ] && in_pass && scancel "$j" && cancelled[$j]=1;;
+    7|8) j=$(rand_job R); [ -n "$j" ] && scontrol requeue "$j" 2> /dev/null;;
+    9) j=$(rand_job R); [ -n "$j" ] && scancel "$j" && cancelled[$j]=1;;
+    10) j=$(rand_job PD); [ -n "$j" ] && scancel "$j" && cancelled[$j]=1;;
   esac
   actions=$((actions + 1))
   ctld_alive || break
   sleep 0.$((RANDOM % 3))
 done
-echo "    $actions changes; ${#cancelled[@]} jobs cancelled; $inpass requeues/cancels sent while sdiag showed a pass running"
-check "requeues and cancels were sent during passes" test "$inpass" -ge 5
+echo "    $actions changes; ${#cancelled[@]} jobs cancelled; $inpass changes sent while sdiag showed a pass running"
+check "changes were sent during passes" test "$inpass" -ge 5
 check "slurmctld survived the churn" ctld_alive
 check_eq "slurmctld is the same process" "$ctld" "$(ctld_pid)"
 
