@@ -37,7 +37,7 @@ if ! (cd "$src" && autoreconf -fi) > "$out/autoreconf.log" 2>&1; then
   exit 1
 fi
 
-b="$out/build" failed=0 first=1
+b="$out/build" failed=0
 mkdir -p "$b"
 while read -r ver dir; do
   [ -n "$ver" ] || continue
@@ -45,7 +45,8 @@ while read -r ver dir; do
     continue
   fi
   log="$out/$ver.log" t0=$SECONDS
-  if [ $first = 1 ]; then
+  # not configured yet (first tree, or every configure so far failed)
+  if [ ! -f "$b/Makefile" ]; then
     what="both plugins"
     (cd "$b" && "$src/configure" -q --enable-compile-only --with-slurm-source="$dir" &&
      make -j2 src/plugins/priority/fairway/priority_fairway.la \
@@ -62,6 +63,5 @@ while read -r ver dir; do
     grep -E 'error' "$log" | head -10 | sed 's/^/      /'
     failed=1
   fi
-  first=0
 done <<< "$trees"
 exit $failed
