@@ -265,8 +265,25 @@ static void free_world(struct world *w)
 struct outcome {
 	double sec;
 	size_t started, reserved, estimated, notwin, other;
+	uint64_t digest;	/* of every decision: same plan, same digest */
 	struct fw_plan_stats st;
 };
+
+/* A digest of the decisions (kind, start, partition, nodes of each job),
+ * to tell that a change to the planner left every decision alone. */
+static uint64_t decisions_digest(const struct fw_plan_result *res, size_t n)
+{
+	uint64_t h = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		h = fw_mix64(h ^ ((uint64_t)res[k].kind << 32 ^
+				  (uint32_t)res[k].part));
+		h = fw_mix64(h ^ (uint64_t)res[k].start);
+		for (uint32_t i = 0; i < res[k].nnodes && res[k].node_idx; i++)
+			h = fw_mix64(h ^ res[k].node_idx[i]);
+	}
+	return h;
+}
 
 static void run_once(const struct world *w, const struct fw_plan_conf *conf,
 		     enum fw_plan_pass pass, size_t njobs, struct outcome *o)
@@ -301,6 +318,7 @@ static void run_once(const struct world *w, const struct fw_plan_conf *conf,
 	fw_plan_free(p);
 	o->sec = now_sec() - t;
 	o->started = o->reserved = o->estimated = o->notwin = o->other = 0;
+	o->digest = decisions_digest(res, njobs);
 	for (size_t k = 0; k < njobs; k++) {
 		switch (res[k].kind) {
 		case FW_PLAN_START_NOW: o->started++; break;
@@ -332,14 +350,16 @@ static void report(const char *what, uint32_t nodes, size_t jobs,
 {
 	printf("%-26s nodes=%6u jobs=%7zu  %8.1f ms  %6.2f us/job  "
 	       "start=%zu resv=%zu est=%zu notwin=%zu other=%zu  "
-	       "segs=%llu searches=%llu cached=%llu pushed=%llu quick=%llu\n",
+	       "segs=%llu searches=%llu cached=%llu pushed=%llu quick=%llu "
+	       "digest=%016llx\n",
 	       what, nodes, jobs, o->sec * 1e3, o->sec * 1e6 / (double)jobs,
 	       o->started, o->reserved, o->estimated, o->notwin, o->other,
 	       (unsigned long long)o->st.segments,
 	       (unsigned long long)o->st.searches,
 	       (unsigned long long)o->st.cache_hits,
 	       (unsigned long long)o->st.segs_pushed,
-	       (unsigned long long)o->st.quick);
+	       (unsigned long long)o->st.quick,
+	       (unsigned long long)o->digest);
 	fflush(stdout);
 }
 
