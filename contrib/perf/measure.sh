@@ -275,19 +275,24 @@ if [ ! -f "$results" ]; then
 fi
 
 # --preempt: owner and scav DOWN, scav UP for the fill jobs until every
-# node runs one (at most 5 min), then scav DOWN again so the queue is
-# released at once.  Prints how many fill jobs run.
+# node runs one, then scav DOWN again so the queue is released at once.
+# The wait goes on while the count still grows (at most 20 min, and 2 min
+# without a new fill job ends it): on a loaded machine the one front-end
+# slurmd takes more than 5 min to spawn 2,000 jobs, and a partial fill is
+# not the state being measured.  Prints how many fill jobs run.
 fill_nodes() {
-  local s=$1 i n=0
+  local s=$1 i n=0 last=0 still=0
   scontrol update PartitionName=owner State=DOWN
   log "$s: filling $nodes nodes with scavenger jobs"
   bash "$here/queue.sh" fill --nodes "$nodes" --cpus "$cpus" --dir /tmp --submitter "$submitter"
-  for i in $(seq 150); do
+  for i in $(seq 600); do
     n=$(squeue -h -t R -n fill -o %i | wc -l)
     [ "$n" -ge "$nodes" ] && break
+    if [ "$n" -gt "$last" ]; then last=$n; still=0; else still=$((still + 1)); fi
+    [ "$still" -ge 60 ] && break
     sleep 2
   done
-  [ "$n" -ge "$nodes" ] || log "$s: only $n of $nodes fill jobs run after 5 min"
+  [ "$n" -ge "$nodes" ] || log "$s: only $n of $nodes fill jobs run after about $((i * 2)) s (the rows below are not the full state)"
   scontrol update PartitionName=scav State=DOWN
   echo "$n"
 }
