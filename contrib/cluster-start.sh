@@ -17,6 +17,8 @@
 #     --threads T        T threads per core: nodes get Sockets=1
 #                        CoresPerSocket=C/T ThreadsPerCore=T (default: only
 #                        CPUs=C, one thread per core)
+#     --sockets S        S sockets per node: Sockets=S CoresPerSocket=
+#                        C/(S*T) ThreadsPerCore=T (T from --threads, else 1)
 #     --port P           SlurmctldPort; slurmd ports are P+1..P+N (default 17000)
 #     --plugins DIR      directory holding priority_fairway.so and
 #                        sched_fairway.so (default: <top>/plugins)
@@ -61,6 +63,7 @@ name=fw; nodes=4; cpus=2; mem=1000; port=17000
 plugins="$top/plugins"; extra=""; fwconf=""; dbd=0; fairway=1; dir=""; gres=""
 gres_weight=""
 dbdport=""; frontend=""; more_params=""; select_params=""; threads=
+sockets=
 select_type=select/cons_tres
 topo=""
 
@@ -74,6 +77,7 @@ while [ $# -gt 0 ]; do
     --select-params) select_params=$2; shift 2;;
     --select-type) select_type=$2; shift 2;;
     --threads) threads=$2; shift 2;;
+    --sockets) sockets=$2; shift 2;;
     --port) port=$2; shift 2;;
     --plugins) plugins=$2; shift 2;;
     --slurm-extra) extra=$2; shift 2;;
@@ -165,10 +169,11 @@ fi
 # NodeName lines: one range, or one line per node when --gres gives nodes
 # generic resources.
 cores=""
-if [ -n "$threads" ]; then
-  [ "$threads" -ge 1 ] && [ $((cpus % threads)) = 0 ] \
-    || die "--threads $threads does not divide --cpus $cpus"
-  cores=" Sockets=1 CoresPerSocket=$((cpus / threads)) ThreadsPerCore=$threads"
+if [ -n "$threads$sockets" ]; then
+  t=${threads:-1}; k=${sockets:-1}
+  [ "$t" -ge 1 ] && [ "$k" -ge 1 ] && [ $((cpus % (t * k))) = 0 ] \
+    || die "--sockets ${sockets:-1} x --threads ${threads:-1} does not divide --cpus $cpus"
+  cores=" Sockets=$k CoresPerSocket=$((cpus / (t * k))) ThreadsPerCore=$t"
 fi
 node_range() { # first last [extra]
   [ "$1" -le "$2" ] || return 0
