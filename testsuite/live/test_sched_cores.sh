@@ -6,6 +6,7 @@
 # The scenario, worked by hand, and the twin under sched/backfill:
 # units_lib.sh.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/twin_lib.sh"
 source "$(dirname "$0")/units_lib.sh"
 
 units_test fw-cores 17800 17810 core \

@@ -15,6 +15,7 @@
 #   twin_table KEY...       the table, sched/backfill beside sched/fairway
 #   f KEY / r KEY           one value of sched/fairway / sched/backfill
 #   no_later FW REF         Fairway's seconds are a number, at most REF + 3
+#   near_s S EXPECTED       S is a number within 2 s of EXPECTED (lib.sh's near)
 #   no_more FW REF          Fairway's count is a number, at most REF
 #
 # PARTPRIO_CONF: the partitions of the preempt/partition_prio tests, on
@@ -102,5 +103,6 @@ twin_table() {
 }
 
 num() { [[ "$1" =~ ^-?[0-9]+$ ]]; }
+near_s() { num "$1" && near "$1" "$2"; }
 no_later() { num "$1" && { ! num "$2" || [ "$1" -le $(($2 + 3)) ]; }; }
 no_more() { num "$1" && { ! num "$2" || [ "$1" -le "$2" ]; }; }
